@@ -1,0 +1,68 @@
+"""Format-neutral description of a model artifact's inputs and outputs.
+
+Artifact readers (ONNX, TensorRT, ...) all produce a :class:`Signature`, so the rules that
+compare ``config.pbtxt`` with a model never need to know how the file was parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeAlias
+
+Dim: TypeAlias = int | str
+"""One dimension: ``>= 0`` fixed size, ``-1`` unknown, ``str`` a named dynamic dim ("batch")."""
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One model input or output as the artifact declares it."""
+
+    name: str
+    data_type: str | None
+    """Triton config enum name ("TYPE_FP32"); None when the artifact type has no Triton twin."""
+    source_type: str
+    """The artifact's own type name, e.g. ONNX "FLOAT", "INT64", "seq(FLOAT)"."""
+    shape: tuple[Dim, ...] | None
+    """None when the rank is unknown."""
+    optional: bool = False
+    """The runtime does not require it, e.g. an ONNX graph input backed by an initializer."""
+    is_tensor: bool = True
+    """False for ONNX sequence/map/optional/sparse types, which a Triton config cannot describe."""
+
+
+@dataclass(frozen=True)
+class ArtifactProblem:
+    """A non-fatal finding about the file itself (the signature is still usable)."""
+
+    kind: str
+    """Stable identifier, e.g. "external-data-missing", "external-data-escapes"."""
+    message: str
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a model artifact promises to the serving backend."""
+
+    format: str
+    """Artifact format, e.g. "onnx"."""
+    path: Path
+    """The file actually read (``model.onnx/model.onnx`` when ``model.onnx`` is a directory)."""
+    inputs: tuple[TensorSpec, ...]
+    outputs: tuple[TensorSpec, ...]
+    facts: Mapping[str, str]
+    """Format metadata, e.g. "ir_version", "opset:ai.onnx", "producer_name"."""
+    problems: tuple[ArtifactProblem, ...] = ()
+
+
+class ArtifactError(Exception):
+    """The artifact could not be read at all; ``kind`` says why in a stable, machine-usable way.
+
+    Kinds: "truncated", "corrupt", "lfs-pointer", "not-a-file", "unreadable", "empty".
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message

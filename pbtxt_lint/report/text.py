@@ -1,0 +1,97 @@
+"""Human output: `path:line:col: severity CODE message`, a code frame, a hint, a summary.
+
+rich adds colour on a terminal and stays plain when piped or when NO_COLOR is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from pbtxt_lint.diagnostics import Diagnostic, Severity
+from pbtxt_lint.linter import LintResult
+from pbtxt_lint.report.paths import display_path
+
+_STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+
+def _location(diagnostic: Diagnostic) -> str:
+    where = display_path(diagnostic.path)
+    if diagnostic.span is not None:
+        where += f":{diagnostic.span.line}:{diagnostic.span.column}"
+    return where
+
+
+def code_frame(diagnostic: Diagnostic, read_lines: Callable[[Path], list[str] | None]) -> str | None:
+    """The offending line with the span underlined, or None if there is no text."""
+    span = diagnostic.span
+    if span is None:
+        return None
+    lines = read_lines(diagnostic.path)
+    if not lines or span.line > len(lines):
+        return None
+    text = lines[span.line - 1].rstrip("\r\n").replace("\t", " ")
+    end = span.end_column if span.end_line == span.line else len(text) + 1
+    width = max(1, min(end, len(text) + 1) - span.column)
+    gutter = f"{span.line:>4} | "
+    underline = " " * (len(gutter) - 2) + "| " + " " * (span.column - 1) + "^" * width
+    return f"{gutter}{text}\n{underline}"
+
+
+class _LineCache:
+    """Reads each reported file once, for code frames."""
+
+    def __init__(self) -> None:
+        self._files: dict[Path, list[str] | None] = {}
+
+    def __call__(self, path: Path) -> list[str] | None:
+        if path not in self._files:
+            try:
+                data = path.read_bytes() if path.is_file() else None
+            except OSError:
+                data = None
+            text = data.decode("utf-8", errors="replace") if data is not None else None
+            self._files[path] = text.lstrip("\ufeff").splitlines() if text is not None else None
+        return self._files[path]
+
+
+def summary_line(result: LintResult) -> str:
+    errors = result.count(Severity.ERROR)
+    warnings = result.count(Severity.WARNING)
+    infos = result.count(Severity.INFO)
+
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}{'' if n == 1 else 's'}"
+
+    checked = f"Checked {plural(result.models, 'model')} ({plural(result.files, 'config file')})"
+    if not result.diagnostics:
+        return f"{checked}: no problems found."
+    return (
+        f"{checked}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, "
+        f"{infos} info."
+    )
+
+
+def render_text(result: LintResult, stream: TextIO, *, color: bool | None = None) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(file=stream, highlight=False, soft_wrap=True, no_color=color is False,
+                      force_terminal=color or None)
+    lines = _LineCache()
+    for diagnostic in result.diagnostics:
+        style = _STYLES[diagnostic.severity]
+        console.print(
+            f"[bold]{escape(_location(diagnostic))}[/bold]: "
+            f"[{style}]{diagnostic.severity.value} {diagnostic.code}[/{style}] "
+            f"{escape(diagnostic.message)}"
+        )
+        frame = code_frame(diagnostic, lines)
+        if frame is not None:
+            console.print(escape(frame), style="dim")
+        if diagnostic.hint:
+            console.print(f"  [green]hint:[/green] {escape(diagnostic.hint)}")
+    if result.diagnostics:
+        console.print()
+    console.print(summary_line(result), style="bold")

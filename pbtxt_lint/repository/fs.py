@@ -1,0 +1,87 @@
+"""File-system access that never leaves the repository and never hangs or crashes.
+
+Every read goes through here: paths are checked to stay inside the repository root
+(symlinks included), special files (FIFOs, devices) are refused instead of opened, and
+OS errors become plain-words strings for a diagnostic.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_CONFIG_BYTES = 8 * 1024 * 1024
+
+
+class FsError(Exception):
+    """A path could not be read; the message is for a diagnostic."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    is_dir: bool
+    is_symlink: bool
+    outside: bool  # a symlink whose target is outside the repository (or broken/looping)
+
+
+def is_inside(root: Path, path: Path) -> bool:
+    """True if `path`, with every symlink resolved, stays inside `root`."""
+    try:
+        resolved = path.resolve(strict=False)
+    except (OSError, RuntimeError):
+        return False
+    return resolved == root or root in resolved.parents
+
+
+def list_dir(root: Path, folder: Path) -> list[Entry]:
+    """The entries of `folder`, sorted bytewise like Triton's std::set of names."""
+    try:
+        with os.scandir(folder) as iterator:
+            raw = list(iterator)
+    except OSError as error:
+        raise FsError(describe_os_error(error, folder)) from None
+    entries = []
+    for item in raw:
+        path = Path(item.path)
+        symlink = item.is_symlink()
+        outside = symlink and not is_inside(root, path)
+        try:
+            is_dir = item.is_dir(follow_symlinks=not outside)
+        except OSError:
+            is_dir = False
+        entries.append(Entry(item.name, is_dir, symlink, outside))
+    entries.sort(key=lambda entry: entry.name.encode("utf-8", "surrogateescape"))
+    return entries
+
+
+def read_text_file(root: Path, path: Path, limit: int = MAX_CONFIG_BYTES) -> bytes:
+    """Read a small regular file inside the repository, or raise FsError."""
+    if not is_inside(root, path):
+        raise FsError(f"{path.name} is a symlink to a file outside the repository; not read")
+    try:
+        info = path.stat()
+    except OSError as error:
+        raise FsError(describe_os_error(error, path)) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise FsError(f"{path.name} is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise FsError(f"{path.name} is not a regular file (a FIFO, socket or device); not read")
+    if info.st_size > limit:
+        raise FsError(
+            f"{path.name} is {info.st_size / 1024 / 1024:.1f} MiB, larger than the "
+            f"{limit // 1024 // 1024} MiB pbtxt-lint reads; a model configuration is "
+            "normally a few KiB"
+        )
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(limit + 1)
+    except OSError as error:
+        raise FsError(describe_os_error(error, path)) from None
+
+
+def describe_os_error(error: OSError, path: Path) -> str:
+    reason = error.strerror or type(error).__name__
+    return f"cannot read {path.name}: {reason}"

@@ -1,0 +1,222 @@
+"""The repository model: which folders are models, which config file each one uses.
+
+Mirrors Triton's scan: every sub-folder of a repository is a model (hidden ones too),
+the config is `configs/<--model-config-name>.pbtxt` if present, else `config.pbtxt`.
+PATH arguments may be a repository, a model folder or a config file; for a file we
+still load its whole repository so that cross-model checks can run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pbtxt_lint.repository.fs import Entry, FsError, list_dir, read_text_file
+from pbtxt_lint.textproto.parse import ParsedConfig, parse_config
+from pbtxt_lint.triton.autofill import FolderEntry
+
+CONFIG_NAME = "config.pbtxt"
+CONFIGS_FOLDER = "configs"
+TOOL_FOLDERS = frozenset({"__pycache__", "__MACOSX", "lost+found"})
+_NUMERIC = re.compile(r"\d+")
+
+
+@dataclass
+class ConfigFile:
+    """A config file as read: parsed, or why it could not be read."""
+
+    path: Path
+    parsed: ParsedConfig | None = None
+    read_error: str | None = None
+
+
+@dataclass
+class ModelFolder:
+    """One sub-folder of a repository, which Triton treats as a model."""
+
+    repository: Path
+    name: str
+    entries: list[Entry] | None
+    error: str | None = None
+    outside: bool = False
+    config_path: Path | None = None
+    unused_configs: list[Path] = field(default_factory=list)
+    _config: ConfigFile | None = field(default=None, repr=False)
+
+    @property
+    def path(self) -> Path:
+        return self.repository / self.name
+
+    @property
+    def is_stray(self) -> bool:
+        """A hidden or tool folder: Triton still treats it as a model."""
+        return self.name.startswith(".") or self.name in TOOL_FOLDERS
+
+    @property
+    def subfolders(self) -> list[str]:
+        return [e.name for e in self.entries or [] if e.is_dir]
+
+    def contents(self, subfolder: str) -> Mapping[str, FolderEntry] | None:
+        """Names in `<model>/<subfolder>`, or None if it cannot be listed."""
+        try:
+            entries = list_dir(self.repository, self.path / subfolder)
+        except FsError:
+            return None
+        return {e.name: FolderEntry(e.name, e.is_dir) for e in entries}
+
+    def first_subfolder_contents(self) -> Mapping[str, FolderEntry] | None:
+        """What Triton's backend inference looks at: the first sub-folder, sorted."""
+        subfolders = self.subfolders
+        if not subfolders:
+            return None
+        return self.contents(subfolders[0]) or {}
+
+    def config(self) -> ConfigFile | None:
+        """The selected config file, read and parsed once; None if there is none."""
+        if self.config_path is None:
+            return None
+        if self._config is None:
+            self._config = ConfigFile(self.config_path)
+            try:
+                data = read_text_file(self.repository, self.config_path)
+            except FsError as error:
+                self._config.read_error = str(error)
+            else:
+                self._config.parsed = parse_config(data)
+        return self._config
+
+
+@dataclass
+class Repository:
+    root: Path
+    models: dict[str, ModelFolder]
+    error: str | None = None
+
+    def model(self, name: str) -> ModelFolder | None:
+        return self.models.get(name)
+
+
+@dataclass
+class Target:
+    """A repository and the models in it that the user asked to check."""
+
+    repository: Repository
+    selected: list[str]
+    explicit_files: list[Path] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PathProblem:
+    path: Path
+    message: str
+
+
+def load_repository(root: Path, model_config_name: str | None) -> Repository:
+    root = root.resolve()
+    try:
+        entries = list_dir(root, root)
+    except FsError as error:
+        return Repository(root, {}, str(error))
+    models = {}
+    for entry in entries:
+        if not entry.is_dir and not (entry.is_symlink and entry.outside):
+            continue
+        models[entry.name] = _load_model_folder(root, entry, model_config_name)
+    return Repository(root, models)
+
+
+def _load_model_folder(root: Path, entry: Entry, model_config_name: str | None) -> ModelFolder:
+    if entry.outside:
+        return ModelFolder(
+            root,
+            entry.name,
+            None,
+            "is a symlink to a folder outside the repository (or a broken or looping "
+            "link); pbtxt-lint does not follow it",
+            outside=True,
+        )
+    try:
+        entries = list_dir(root, root / entry.name)
+    except FsError as error:
+        return ModelFolder(root, entry.name, None, str(error))
+    folder = ModelFolder(root, entry.name, entries)
+    names = {e.name: e for e in entries}
+    configs = folder.contents(CONFIGS_FOLDER) if CONFIGS_FOLDER in names else None
+    custom = [name for name in configs or {} if name.endswith(".pbtxt")]
+    if model_config_name and f"{model_config_name}.pbtxt" in custom:
+        folder.config_path = folder.path / CONFIGS_FOLDER / f"{model_config_name}.pbtxt"
+    elif CONFIG_NAME in names:
+        folder.config_path = folder.path / CONFIG_NAME
+    selected = folder.config_path.name if folder.config_path else None
+    folder.unused_configs = [
+        folder.path / CONFIGS_FOLDER / name
+        for name in custom
+        if not (folder.config_path and folder.config_path.parent.name == CONFIGS_FOLDER
+                and name == selected)
+    ]
+    return folder
+
+
+def _looks_like_model(folder: Path) -> bool:
+    try:
+        children = list(folder.iterdir())
+    except OSError:
+        return False
+    names = {child.name for child in children}
+    if CONFIG_NAME in names or CONFIGS_FOLDER in names:
+        return True
+    return any(_NUMERIC.fullmatch(child.name) and child.is_dir() for child in children)
+
+
+def classify(path: Path) -> tuple[Path, str | None, Path | None]:
+    """(repository root, selected model or None for all, explicit config file or None)."""
+    if path.is_file() or (path.exists() and not path.is_dir()):
+        parent = path.parent
+        model = parent.parent if parent.name == CONFIGS_FOLDER else parent
+        return model.parent, model.name, path
+    if (path / CONFIG_NAME).exists() or (path / CONFIGS_FOLDER).is_dir():
+        return path.parent, path.name, None
+    try:
+        children = [child for child in path.iterdir() if child.is_dir()]
+    except OSError:
+        return path, None, None
+    if any(_looks_like_model(child) for child in children):
+        return path, None, None
+    if any(_NUMERIC.fullmatch(child.name) for child in children):
+        return path.parent, path.name, None
+    return path, None, None
+
+
+def discover(
+    paths: Iterable[Path], model_config_name: str | None
+) -> tuple[list[Target], list[PathProblem]]:
+    """Group the PATH arguments into repositories with the models to check."""
+    targets: dict[Path, Target] = {}
+    problems = []
+    for raw in paths:
+        if not raw.exists() and not raw.is_symlink():
+            problems.append(PathProblem(raw, "no such file or folder"))
+            continue
+        root, model, config_file = classify(raw.absolute())
+        key = root.resolve()
+        target = targets.get(key)
+        if target is None:
+            repository = load_repository(root, model_config_name)
+            target = targets[key] = Target(repository, [])
+        if model is None:
+            target.selected.extend(target.repository.models)
+        elif model in target.repository.models:
+            target.selected.append(model)
+        if config_file is not None:
+            target.explicit_files.append(config_file)
+            folder = target.repository.models.get(model or "")
+            if folder is not None and config_file.parent.name == CONFIGS_FOLDER:
+                # The user named this variant explicitly: check it, as if selected.
+                folder.config_path = folder.path / CONFIGS_FOLDER / config_file.name
+                folder.unused_configs = [p for p in folder.unused_configs
+                                         if p.name != config_file.name]
+    for target in targets.values():
+        target.selected = list(dict.fromkeys(target.selected))
+    return list(targets.values()), problems

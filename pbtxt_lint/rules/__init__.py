@@ -1,0 +1,49 @@
+"""The rule registry: every family module, listed explicitly, one place to look.
+
+Each family module defines its rules at module level with `@rule(...)`; `ALL_RULES`
+collects them in code order. Adding a rule touches its family module only.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from pbtxt_lint.rules import (
+    batching,
+    ensembles,
+    features,
+    instances,
+    layout,
+    syntax,
+    tensors,
+)
+from pbtxt_lint.rules.base import Rule
+
+FAMILIES: dict[str, tuple[str, ModuleType]] = {
+    "PL0": ("Syntax and text", syntax),
+    "PL1": ("Repository layout, names, versions and backends", layout),
+    "PL2": ("Inputs and outputs", tensors),
+    "PL3": ("Batching and scheduling", batching),
+    "PL4": ("Instance groups and devices", instances),
+    "PL5": ("Ensembles", ensembles),
+    "PL7": ("Other features: warmup, metrics, caching, parameters", features),
+}
+
+
+def _collect() -> tuple[Rule, ...]:
+    rules = [
+        value
+        for _, module in FAMILIES.values()
+        for value in vars(module).values()
+        if isinstance(value, Rule)
+    ]
+    codes = [r.code for r in rules]
+    duplicates = {c for c in codes if codes.count(c) > 1}
+    if duplicates:
+        raise RuntimeError(f"rule codes defined twice: {sorted(duplicates)}")
+    return tuple(sorted(rules, key=lambda r: r.code))
+
+
+ALL_RULES: tuple[Rule, ...] = _collect()
+RULES_BY_CODE: dict[str, Rule] = {r.code: r for r in ALL_RULES}
+RULES_BY_NAME: dict[str, Rule] = {r.name: r for r in ALL_RULES}

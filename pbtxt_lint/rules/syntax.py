@@ -1,0 +1,302 @@
+"""PL0xx: reading and parsing config.pbtxt.
+
+Triton reads the file with protobuf's text parser and reports only
+`failed to read text proto from <path>` (protobuf logs the first problem). These rules
+report every problem in the file, each at its token, in plain words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.base import Check, Finding, ModelContext, Stage, rule
+from pbtxt_lint.textproto.binder import ProblemKind
+
+ERROR = Severity.ERROR
+WARNING = Severity.WARNING
+_PARSE_FAILED = "Poll failed for model directory '<model>': failed to read text proto from <path>"
+
+
+def _problems_of(kind: ProblemKind) -> Check:
+    """A check that reports the parser's problems of one kind."""
+
+    def check(context: ModelContext) -> Iterator[Finding]:
+        if context.parsed is None:
+            return
+        for problem in context.parsed.problems:
+            if problem.kind is kind:
+                yield Finding(problem.message, span=problem.span, hint=problem.hint,
+                              fix=problem.fix)
+
+    return check
+
+
+syntax_error = rule(
+    "PL001",
+    "syntax-error",
+    ERROR,
+    "The file is not valid protobuf text format.",
+    triton=_PARSE_FAILED,
+    stage=Stage.PARSE,
+    needs_config=False,
+    doc="""
+    Structural mistakes: a missing `:` before a value, a block that is never closed, a
+    stray `}`, a list without commas. Triton logs only the first one, as
+    `Error parsing text-format inference.ModelConfig: <line>:<col>: ...`, and refuses
+    the model.
+
+    Bad:
+        max_batch_size 8
+        input [ { name: "x" dims: [ 1 2 ] }
+    Good:
+        max_batch_size: 8
+        input [ { name: "x" dims: [ 1, 2 ] } ]
+    """,
+)(_problems_of(ProblemKind.SYNTAX))
+
+unknown_field = rule(
+    "PL002",
+    "unknown-field",
+    ERROR,
+    "A field name that does not exist in this block of ModelConfig.",
+    triton='Message type "inference.<Message>" has no field named "<field>".',
+    stage=Stage.PARSE,
+    needs_config=False,
+    doc="""
+    A typo (`dim`, `max_batch`), a JSON-style name (`maxBatchSize`), or a real field in
+    the wrong block (`dims` at the top level). protobuf rejects the whole file.
+
+    Bad:
+        input [ { name: "x" data_type: TYPE_FP32 dim: [ 3 ] } ]
+    Good:
+        input [ { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } ]
+    """,
+)(_problems_of(ProblemKind.UNKNOWN_FIELD))
+
+unknown_enum = rule(
+    "PL003",
+    "unknown-enum-value",
+    ERROR,
+    "An enum value that does not exist (TYPE_FLOAT32, GPU, ...).",
+    triton='Unknown enumeration value of "<value>" for field "<field>".',
+    stage=Stage.PARSE,
+    needs_config=False,
+    doc="""
+    Triton's data types are `TYPE_FP32`, `TYPE_INT64`, `TYPE_STRING`... (not
+    `TYPE_FLOAT32`, `FP32` or `TYPE_BYTES`), instance kinds are `KIND_GPU`/`KIND_CPU`.
+
+    Bad:
+        data_type: TYPE_FLOAT32
+        instance_group [ { kind: GPU } ]
+    Good:
+        data_type: TYPE_FP32
+        instance_group [ { kind: KIND_GPU } ]
+    """,
+)(_problems_of(ProblemKind.UNKNOWN_ENUM))
+
+quoted_enum = rule(
+    "PL004",
+    "quoted-enum",
+    ERROR,
+    "An enum value written in quotes.",
+    triton="Expected integer or identifier, got: <token>",
+    stage=Stage.PARSE,
+    needs_config=False,
+    doc="""
+    Enum values are identifiers in text format; a quoted `"TYPE_FP32"` is a string and
+    protobuf rejects the file (JSON configs quote them, pbtxt does not).
+
+    Bad:
+        data_type: "TYPE_FP32"
+    Good:
+        data_type: TYPE_FP32
+    """,
+)(_problems_of(ProblemKind.QUOTED_ENUM))
+
+wrong_type = rule(
+    "PL005",
+    "wrong-value-type",
+    ERROR,
+    "A value of the wrong kind: a bare word for a string, a quoted number, a list for "
+    "a single value.",
+    triton="Expected string, got: <token> / Expected integer, got: <token>",
+    stage=Stage.PARSE,
+    needs_config=False,
+    doc="""
+    Strings must be quoted, numbers must not be, booleans are `true`/`false`, message
+    fields take a block, and `parameters` values are blocks with `string_value`.
+
+    Bad:
+        name: resnet
+        max_batch_size: "8"
+        parameters { key: "k" value: "v" }
+    Good:
+        name: "resnet"
+        max_batch_size: 8
+        parameters { key: "k" value: { string_value: "v" } }
+    """,
+)(_problems_of(ProblemKind.WRONG_TYPE))
+
+duplicate_field = rule(
+    "PL006",
+    "duplicate-field",
+    ERROR,
+    "A non-repeated field set twice in the same block.",
+    triton='Non-repeated field "<field>" is specified multiple times.',
+    stage=Stage.PARSE,
+    needs_config=False,
+    doc="""
+    Usually a copy-paste leftover. Unlike repeated fields, singular fields cannot appear
+    twice; protobuf rejects the file.
+
+    Bad:
+        max_batch_size: 8
+        max_batch_size: 16
+    Good:
+        max_batch_size: 16
+    """,
+)(_problems_of(ProblemKind.DUPLICATE_FIELD))
+
+oneof_conflict = rule(
+    "PL007",
+    "oneof-conflict",
+    ERROR,
+    "Two alternatives of a oneof set together (dynamic_batching with sequence_batching).",
+    triton='Field "<second>" is specified along with field "<first>", another member of '
+    'oneof "<oneof>".',
+    stage=Stage.PARSE,
+    needs_config=False,
+    doc="""
+    A model has one scheduler (`dynamic_batching`, `sequence_batching` or
+    `ensemble_scheduling`), one version policy (`latest`, `all` or `specific`), one
+    sequence strategy (`direct` or `oldest`).
+
+    Bad:
+        dynamic_batching { }
+        sequence_batching { }
+    Good:
+        sequence_batching { }
+    """,
+)(_problems_of(ProblemKind.ONEOF_CONFLICT))
+
+out_of_range = rule(
+    "PL008",
+    "integer-out-of-range",
+    ERROR,
+    "An integer that does not fit the field's type.",
+    triton="Integer out of range (<token>)",
+    stage=Stage.PARSE,
+    needs_config=False,
+    doc="""
+    `max_batch_size` is int32; `num_versions` and `priority_levels` are unsigned, so a
+    negative value does not parse.
+
+    Bad:
+        version_policy: { latest: { num_versions: -1 } }
+    Good:
+        version_policy: { latest: { num_versions: 1 } }
+    """,
+)(_problems_of(ProblemKind.OUT_OF_RANGE))
+
+placeholder = rule(
+    "PL009",
+    "template-placeholder",
+    ERROR,
+    "An unfilled template placeholder such as ${triton_max_batch_size} or {{ x }}.",
+    triton=_PARSE_FAILED,
+    stage=Stage.PARSE,
+    needs_config=False,
+    doc="""
+    Templated repositories (TensorRT-LLM's `fill_template.py`, Helm, Jinja) must be
+    rendered before Triton reads them; a placeholder left in the file does not parse.
+
+    Bad:
+        max_batch_size: ${triton_max_batch_size}
+    Good:
+        max_batch_size: 64
+    """,
+)(_problems_of(ProblemKind.PLACEHOLDER))
+
+encoding = rule(
+    "PL010",
+    "file-encoding",
+    ERROR,
+    "The file is not UTF-8 or starts with a byte-order mark.",
+    triton=_PARSE_FAILED,
+    stage=Stage.PARSE,
+    needs_config=False,
+    doc="""
+    Editors on Windows may save with a BOM or a legacy code page; protobuf's parser
+    reads UTF-8 only.
+
+    Bad:
+        (a file saved as "UTF-8 with BOM")
+    Good:
+        (the same file saved as UTF-8)
+    """,
+)(_problems_of(ProblemKind.ENCODING))
+
+duplicate_map_key = rule(
+    "PL011",
+    "duplicate-map-key",
+    WARNING,
+    "A map key (parameters, input_map, output_map, ...) given twice; the last one wins.",
+    needs_config=False,
+    doc="""
+    Triton accepts it silently and keeps only the last entry, so the first one is dead
+    text, often a mapping you thought was active.
+
+    Bad:
+        parameters { key: "execution_mode" value { string_value: "0" } }
+        parameters { key: "execution_mode" value { string_value: "1" } }
+    Good:
+        parameters { key: "execution_mode" value { string_value: "1" } }
+    """,
+)(_problems_of(ProblemKind.DUPLICATE_MAP_KEY))
+
+undeclared_enum_number = rule(
+    "PL012",
+    "undeclared-enum-number",
+    WARNING,
+    "An enum given as a number that is not one of its declared values.",
+    needs_config=False,
+    doc="""
+    proto3 enums are open, so `data_type: 42` parses, and Triton then behaves
+    unpredictably. Use the enum's name.
+
+    Bad:
+        data_type: 42
+    Good:
+        data_type: TYPE_FP32
+    """,
+)(_problems_of(ProblemKind.UNDECLARED_ENUM_NUMBER))
+
+
+@rule(
+    "PL013",
+    "unreadable-config",
+    ERROR,
+    "The config file exists but cannot be read (permissions, not a regular file, too large).",
+    triton="failed to open text file for read <path>: <strerror>",
+    stage=Stage.PARSE,
+    needs_config=False,
+)
+def unreadable_config(context: ModelContext) -> Iterator[Finding]:
+    """Triton fails the model when it cannot read its configuration file.
+
+    pbtxt-lint also refuses to open FIFOs and devices (they could block forever) and
+    files over 8 MiB (a model configuration is a few KiB).
+
+    Bad:
+        config.pbtxt with mode 000
+    Good:
+        config.pbtxt readable by the user Triton runs as
+    """
+    config_file = context.config_file
+    if config_file is not None and config_file.read_error is not None:
+        yield Finding(
+            config_file.read_error,
+            file=config_file.path,
+            hint="make the file a readable regular file",
+        )

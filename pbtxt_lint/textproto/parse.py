@@ -1,0 +1,145 @@
+"""Parse a config.pbtxt: protobuf decides validity, our tree supplies positions and words.
+
+The flow: decode the bytes, build the recovering syntax tree, bind it to the schema
+(every problem, with positions and fixes), then let protobuf's `text_format` parse the
+same text. protobuf is the same grammar Triton's C++ parser reads, so it is the
+authority: if it accepts the text, the result is valid whatever our tree thought; if
+it rejects text our tree found no fault with, its own message is reported.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from google.protobuf import text_format
+
+from pbtxt_lint.diagnostics import Edit, Fix, Span
+from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.textproto.binder import Binder, Problem, ProblemKind
+from pbtxt_lint.textproto.sourcemap import SourceMap
+from pbtxt_lint.textproto.tree import Document, parse_tree
+
+_PLACEHOLDER_RE = re.compile(r"\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|\$[A-Z_][A-Z0-9_]*\b|<<[^>\n]*>>")
+_BOM = "\ufeff"
+_ERROR_KINDS_PROTOBUF_ACCEPTS = {ProblemKind.DUPLICATE_MAP_KEY, ProblemKind.UNDECLARED_ENUM_NUMBER}
+
+
+@dataclass
+class ParsedConfig:
+    """The outcome of parsing one file. `config` is None when protobuf rejects it."""
+
+    text: str
+    config: ModelConfig | None
+    document: Document
+    source_map: SourceMap
+    problems: list[Problem] = field(default_factory=list)
+
+
+def decode(data: bytes) -> tuple[str, list[Problem]]:
+    """Bytes to text, reporting what protobuf would choke on (BOM, invalid UTF-8)."""
+    problems: list[Problem] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        prefix = data[: error.start].decode("utf-8", errors="replace")
+        line = prefix.count("\n") + 1
+        column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+        problems.append(
+            Problem(
+                ProblemKind.ENCODING,
+                f"the file is not valid UTF-8 (byte 0x{data[error.start]:02x})",
+                Span.point(line, column),
+                "save the file as UTF-8",
+            )
+        )
+        text = data.decode("utf-8", errors="replace")
+    if text.startswith(_BOM):
+        problems.append(
+            Problem(
+                ProblemKind.ENCODING,
+                "the file starts with a byte-order mark (BOM), which protobuf's parser "
+                "does not accept",
+                Span.point(1, 1),
+                "save the file as UTF-8 without BOM",
+                Fix("remove the byte-order mark", (Edit(0, 1, ""),)),
+            )
+        )
+    return text, problems
+
+
+def find_placeholders(text: str) -> list[Problem]:
+    """Unrendered template variables (`${x}`, `{{ x }}`), outside comments."""
+    problems = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        code = _strip_comment(line)
+        for match in _PLACEHOLDER_RE.finditer(code):
+            problems.append(
+                Problem(
+                    ProblemKind.PLACEHOLDER,
+                    f"unfilled template placeholder {match.group()}: this file is a "
+                    "template, not a config Triton can read",
+                    Span(number, match.start() + 1, number, match.end() + 1),
+                    "render the template (fill every placeholder) before deploying or "
+                    "linting; lint the rendered config",
+                )
+            )
+    return problems
+
+
+def _strip_comment(line: str) -> str:
+    """The line without a trailing `#` comment (quotes respected)."""
+    quote = ""
+    for index, char in enumerate(line):
+        if quote:
+            if char == "\\":
+                continue
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:index]
+    return line
+
+
+def parse_config(data: bytes) -> ParsedConfig:
+    """Parse config bytes into a ModelConfig plus positions and every problem found."""
+    text, problems = decode(data)
+    body = text[1:] if text.startswith(_BOM) else text
+    placeholders = find_placeholders(body)
+    document = parse_tree(text)
+    binder = Binder(ModelConfig.DESCRIPTOR)
+    binder.bind(document)
+    ours = [
+        Problem(ProblemKind.SYNTAX, issue.message, issue.span, issue.hint)
+        for issue in document.issues
+    ] + binder.problems
+    if placeholders:
+        placeholder_lines = {p.span.line for p in placeholders}
+        ours = [p for p in ours if p.span.line not in placeholder_lines]
+        ours = placeholders + ours
+    config = ModelConfig()
+    try:
+        text_format.Parse(text, config)
+    except text_format.ParseError as error:
+        blocking = [p for p in ours if p.kind not in _ERROR_KINDS_PROTOBUF_ACCEPTS]
+        if not blocking and not any(p.kind is ProblemKind.ENCODING for p in problems):
+            ours.append(_from_protobuf(error))
+        return ParsedConfig(text, None, document, binder.source_map, problems + ours)
+    except (ValueError, TypeError, RecursionError) as error:
+        ours.append(Problem(ProblemKind.SYNTAX, f"protobuf could not parse the file: {error}",
+                            Span.point(1, 1)))
+        return ParsedConfig(text, None, document, binder.source_map, problems + ours)
+    # protobuf accepted the text: only problems it also accepts can stand.
+    accepted = [p for p in problems + ours if p.kind in _ERROR_KINDS_PROTOBUF_ACCEPTS]
+    return ParsedConfig(text, config, document, binder.source_map, accepted)
+
+
+def _from_protobuf(error: text_format.ParseError) -> Problem:
+    line = error.GetLine() or 1
+    column = error.GetColumn() or 1
+    message = str(error)
+    # protobuf prefixes "<line>:<col> : "; we print positions ourselves.
+    message = re.sub(r"^\d+:\d+ : ", "", message)
+    return Problem(ProblemKind.SYNTAX, f"protobuf rejects this: {message}", Span.point(line, column))

@@ -1,0 +1,214 @@
+"""What Triton's core fills in before it validates a config (stage S3 of the load).
+
+Triton infers `backend`, `platform` and `default_model_filename` from the config and
+from the files in the lexicographically first sub-folder of the model, then normalises
+a few defaults. Rules must judge the config Triton actually validates, so they read
+the result of `core_autofill`, not only what the user wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pbtxt_lint.schema import ModelConfig
+
+ENSEMBLE_PLATFORM = "ensemble"
+
+# backend -> the platforms Triton accepts with it (ValidateModelConfig's pair check).
+PLATFORMS_OF_BACKEND: Mapping[str, tuple[str, ...]] = {
+    "tensorflow": ("tensorflow_graphdef", "tensorflow_savedmodel"),
+    "tensorrt": ("tensorrt_plan",),
+    "onnxruntime": ("onnxruntime_onnx",),
+    "pytorch": ("pytorch_libtorch", "torch_aoti"),
+}
+
+# Default artifact name per backend (and per platform where a backend has several).
+DEFAULT_FILENAMES: Mapping[str, str] = {
+    "tensorflow_savedmodel": "model.savedmodel",
+    "tensorflow_graphdef": "model.graphdef",
+    "tensorrt": "model.plan",
+    "onnxruntime": "model.onnx",
+    "openvino": "model.xml",
+    "pytorch_libtorch": "model.pt",
+    "torch_aoti": "model.pt2",
+    "python": "model.py",
+}
+
+# Backends shipped in NGC Triton images (or common ones); others are custom.
+KNOWN_BACKENDS = (
+    "onnxruntime",
+    "tensorrt",
+    "pytorch",
+    "tensorflow",
+    "openvino",
+    "python",
+    "dali",
+    "fil",
+    "identity",
+    "repeat",
+    "square",
+    "tensorrtllm",
+    "vllm",
+)
+
+
+@dataclass(frozen=True)
+class FolderEntry:
+    name: str
+    is_dir: bool
+
+
+@dataclass(frozen=True)
+class AutofillResult:
+    """The completed config, or the error Triton raises while completing it."""
+
+    config: ModelConfig
+    error: str | None = None
+
+
+def core_autofill(
+    model_name: str,
+    config: ModelConfig,
+    first_subfolder: Mapping[str, FolderEntry] | None,
+) -> AutofillResult:
+    """Emulate `GetNormalizedModelConfig` (AutoCompleteBackendFields + Normalize).
+
+    `first_subfolder` is the content of the lexicographically first sub-folder of the
+    model folder (any sub-folder, not only versions), or None if there is none.
+    """
+    completed = ModelConfig()
+    completed.CopyFrom(config)
+    error = _complete_backend_fields(model_name, completed, first_subfolder)
+    if error is None:
+        _normalize(completed)
+    return AutofillResult(completed, error)
+
+
+def _has_file(folder: Mapping[str, FolderEntry] | None, name: str) -> bool:
+    return folder is not None and name in folder and not folder[name].is_dir
+
+
+def _has_dir(folder: Mapping[str, FolderEntry] | None, name: str) -> bool:
+    return folder is not None and name in folder and folder[name].is_dir
+
+
+def _complete_backend_fields(
+    model_name: str, config: ModelConfig, folder: Mapping[str, FolderEntry] | None
+) -> str | None:
+    has_version = folder is not None
+    if not config.name:
+        config.name = model_name
+
+    if not config.platform and config.backend in ("", "tensorflow"):
+        if config.default_model_filename == "model.savedmodel":
+            config.platform = "tensorflow_savedmodel"
+        elif config.default_model_filename == "model.graphdef":
+            config.platform = "tensorflow_graphdef"
+        elif not config.default_model_filename and has_version:
+            if _has_dir(folder, "model.savedmodel"):
+                config.platform = "tensorflow_savedmodel"
+            if _has_file(folder, "model.graphdef"):
+                config.platform = "tensorflow_graphdef"
+    if config.platform in ("tensorflow_savedmodel", "tensorflow_graphdef"):
+        config.backend = config.backend or "tensorflow"
+        config.default_model_filename = (
+            config.default_model_filename or DEFAULT_FILENAMES[config.platform]
+        )
+        return None
+
+    nothing_given = not config.platform and not config.default_model_filename and has_version
+    if not config.backend:
+        if config.platform == "tensorrt_plan" or config.default_model_filename == "model.plan":
+            config.backend = "tensorrt"
+        elif nothing_given and _has_file(folder, "model.plan"):
+            config.backend = "tensorrt"
+    if config.backend == "tensorrt":
+        config.platform = config.platform or "tensorrt_plan"
+        config.default_model_filename = config.default_model_filename or "model.plan"
+        return None
+
+    if not config.backend:
+        if config.platform == "onnxruntime_onnx" or config.default_model_filename == "model.onnx":
+            config.backend = "onnxruntime"
+        elif nothing_given and folder is not None and "model.onnx" in folder:
+            config.backend = "onnxruntime"
+    if config.backend == "onnxruntime":
+        config.platform = config.platform or "onnxruntime_onnx"
+        config.default_model_filename = config.default_model_filename or "model.onnx"
+        return None
+
+    if not config.backend:
+        if config.default_model_filename == "model.xml" or (
+            nothing_given and folder is not None and "model.xml" in folder
+        ):
+            config.backend = "openvino"
+    if config.backend == "openvino":
+        config.default_model_filename = config.default_model_filename or "model.xml"
+        return None
+
+    if not config.backend:
+        if config.platform in ("pytorch_libtorch", "libtorch") or (
+            config.default_model_filename == "model.pt"
+        ):
+            config.backend = "pytorch"
+        elif config.platform == "torch_aoti" or config.default_model_filename == "model.pt2":
+            config.backend = "pytorch"
+            config.platform = config.platform or "torch_aoti"
+        elif nothing_given:
+            if folder is not None and "model.pt" in folder:
+                if _has_file(folder, "model.pt"):
+                    config.backend = "pytorch"
+                    config.platform = "pytorch_libtorch"
+            elif _has_file(folder, "model.pt2"):
+                config.backend = "pytorch"
+                config.platform = "torch_aoti"
+    if config.backend == "pytorch":
+        if not config.platform:
+            config.platform = "pytorch_libtorch"
+            config.default_model_filename = config.default_model_filename or "model.pt"
+        elif config.platform == "torch_aoti" and not config.default_model_filename:
+            config.default_model_filename = "model.pt2"
+        return None
+
+    if not config.backend:
+        if config.default_model_filename == "model.py" or (
+            nothing_given and folder is not None and "model.py" in folder
+        ):
+            config.backend = "python"
+    if config.backend == "python":
+        config.default_model_filename = config.default_model_filename or "model.py"
+        return None
+
+    if not config.backend and not config.platform and not config.default_model_filename:
+        if "." not in model_name:
+            return (
+                f"Invalid model name: Could not determine backend for model '{model_name}' "
+                "with no backend in model configuration. Expected model name of the form "
+                "'model.<backend_name>'."
+            )
+        backend = model_name.split(".", 1)[1]
+        config.backend = backend
+        config.default_model_filename = f"model.{backend}"
+    return None
+
+
+def _normalize(config: ModelConfig) -> None:
+    """NormalizeModelConfig: defaults Triton adds before validating."""
+    if not config.HasField("version_policy"):
+        config.version_policy.latest.num_versions = 1
+    if config.HasField("dynamic_batching") and not config.dynamic_batching.preferred_batch_size:
+        if config.max_batch_size > 0:
+            config.dynamic_batching.preferred_batch_size.append(config.max_batch_size)
+    if config.HasField("sequence_batching"):
+        sequence = config.sequence_batching
+        if sequence.max_sequence_idle_microseconds == 0:
+            sequence.max_sequence_idle_microseconds = 1_000_000
+        if sequence.HasField("oldest") and not sequence.oldest.preferred_batch_size:
+            if config.max_batch_size > 0:
+                sequence.oldest.preferred_batch_size.append(config.max_batch_size)
+
+
+def backend_of(config: ModelConfig) -> str:
+    """The backend a completed config runs on ("" for ensembles)."""
+    return "" if config.platform == ENSEMBLE_PLATFORM else config.backend
