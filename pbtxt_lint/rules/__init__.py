@@ -9,6 +9,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from pbtxt_lint.rules import (
+    artifacts,
     batching,
     ensembles,
     features,
@@ -26,6 +27,7 @@ FAMILIES: dict[str, tuple[str, ModuleType]] = {
     "PL3": ("Batching and scheduling", batching),
     "PL4": ("Instance groups and devices", instances),
     "PL5": ("Ensembles", ensembles),
+    "PL6": ("Model artifacts", artifacts),
     "PL7": ("Other features: warmup, metrics, caching, parameters", features),
 }
 

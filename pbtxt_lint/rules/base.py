@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbtxt_lint.diagnostics import Fix, Severity, Span
 from pbtxt_lint.repository.layout import ConfigFile, ModelFolder, Repository
@@ -23,6 +24,9 @@ from pbtxt_lint.textproto.parse import ParsedConfig
 from pbtxt_lint.textproto.sourcemap import FieldPath
 from pbtxt_lint.triton.autofill import AutofillResult, core_autofill
 from pbtxt_lint.triton.versions import Selection, VersionScan, scan_version_folders, select_versions
+
+if TYPE_CHECKING:
+    from pbtxt_lint.artifacts.model import ModelArtifacts
 
 
 class Stage(enum.Enum):
@@ -90,6 +94,13 @@ class ModelContext:
     def selection(self) -> Selection:
         available = [v.version for v in self.version_scan.versions]
         return select_versions(self.effective or ModelConfig(), available)
+
+    @cached_property
+    def artifacts(self) -> ModelArtifacts:
+        """The model files of the versions Triton would load, read lazily and once."""
+        from pbtxt_lint.artifacts.model import ModelArtifacts
+
+        return ModelArtifacts(self)
 
     @property
     def strict(self) -> bool:
