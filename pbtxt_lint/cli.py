@@ -46,21 +46,45 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format.")
-@click.option("--disable-auto-complete-config", is_flag=True,
-              help="Check as Triton does with this flag: backends fill nothing in.")
-@click.option("--model-config-name", metavar="NAME",
-              help="Use <model>/configs/NAME.pbtxt where it exists (Triton's flag).")
-@click.option("--config-only", is_flag=True,
-              help="Skip every check that needs the model artifacts.")
-@click.option("--gpus", type=click.IntRange(min=0), metavar="N",
-              help="GPUs on the target host (0 = CPU-only); GPU placement is a warning "
-                   "when unknown.")
-@click.option("--select", multiple=True, metavar="CODES",
-              help="Only these codes or prefixes (comma-separated, repeatable).")
-@click.option("--ignore", multiple=True, metavar="CODES",
-              help="Skip these codes or prefixes (comma-separated, repeatable).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--disable-auto-complete-config",
+    is_flag=True,
+    help="Check as Triton does with this flag: backends fill nothing in.",
+)
+@click.option(
+    "--model-config-name",
+    metavar="NAME",
+    help="Use <model>/configs/NAME.pbtxt where it exists (Triton's flag).",
+)
+@click.option(
+    "--config-only", is_flag=True, help="Skip every check that needs the model artifacts."
+)
+@click.option(
+    "--gpus",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="GPUs on the target host (0 = CPU-only); GPU placement is a warning when unknown.",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="CODES",
+    help="Only these codes or prefixes (comma-separated, repeatable).",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="CODES",
+    help="Skip these codes or prefixes (comma-separated, repeatable).",
+)
 @click.option("--color/--no-color", default=None, help="Force colour on or off.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 def check(
@@ -118,8 +142,7 @@ def check(
 def _internal_error(error: BaseException, debug: bool) -> None:
     if debug:
         traceback.print_exc()
-    click.echo(f"pbtxt-lint: internal error: {error!r} (run with --debug for details)",
-               err=True)
+    click.echo(f"pbtxt-lint: internal error: {error!r} (run with --debug for details)", err=True)
     sys.exit(EXIT_USAGE)
 
 
@@ -146,8 +169,9 @@ def explain(code: str) -> None:
 
     found = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)
     if found is None:
-        raise click.BadParameter(f"no rule '{code}'; `pbtxt-lint rules` lists them",
-                                 param_hint="CODE")
+        raise click.BadParameter(
+            f"no rule '{code}'; `pbtxt-lint rules` lists them", param_hint="CODE"
+        )
     click.echo(f"{found.code} {found.name} ({found.severity.value})")
     click.echo()
     click.echo(found.summary)

@@ -7,7 +7,8 @@ must not). Expectations live next to the data:
 - `# expect: PL204` (comma-separated codes) at the end of a line of any `.pbtxt`
   file: a diagnostic with that code on that line of that file;
 - `expect.txt` in the case folder: `PL108 <relative path>` for a diagnostic about a
-  file or folder without a line, and `args: --gpus 0 ...` for extra CLI flags.
+  file or folder without a line, `args: --gpus 0 ...` for extra CLI flags, and
+  `fifo: <relative path>` for a FIFO the test creates (git cannot store one).
 
 The expected set must equal the reported set exactly (path, line, code), so a case
 also proves that nothing else fires.
@@ -15,8 +16,10 @@ also proves that nothing else fires.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +37,7 @@ class Case:
     path: Path
     args: tuple[str, ...]
     expected: Counter[Expectation]
+    fifos: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -62,6 +66,7 @@ def _inline_expectations(case_dir: Path) -> Counter[Expectation]:
 def load_case(code: str, case_dir: Path) -> Case:
     expected = _inline_expectations(case_dir)
     args: tuple[str, ...] = ()
+    fifos: list[str] = []
     expect_file = case_dir / "expect.txt"
     if expect_file.exists():
         for raw in expect_file.read_text().splitlines():
@@ -71,10 +76,24 @@ def load_case(code: str, case_dir: Path) -> Case:
             if line.startswith("args:"):
                 args = tuple(shlex.split(line.removeprefix("args:")))
                 continue
+            if line.startswith("fifo:"):
+                fifos.append(line.removeprefix("fifo:").strip())
+                continue
             expected_code, _, target = line.partition(" ")
             path, _, number = target.strip().partition(":")
             expected[(path, int(number) if number else None, expected_code)] += 1
-    return Case(code, case_dir.name, case_dir, args, expected)
+    return Case(code, case_dir.name, case_dir, args, expected, tuple(fifos))
+
+
+def materialize(case: Case, scratch: Path) -> Path:
+    """The folder to check: the case itself, or a copy with its FIFOs created."""
+    if not case.fifos:
+        return case.path
+    target = scratch / case.name
+    shutil.copytree(case.path, target, symlinks=True)
+    for relative in case.fifos:
+        os.mkfifo(target / relative)
+    return target
 
 
 def all_cases() -> list[Case]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fixture_cases import Case, Expectation, all_cases
+from fixture_cases import Case, Expectation, all_cases, materialize
 
 from pbtxt_lint.cli import cli
 from pbtxt_lint.rules import ALL_RULES
@@ -15,16 +16,18 @@ from pbtxt_lint.rules import ALL_RULES
 CASES = all_cases()
 
 
-def run_case(case: Case, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[dict[str, object]]]:
-    monkeypatch.chdir(case.path)
+def run_case(
+    case: Case, monkeypatch: pytest.MonkeyPatch, scratch: Path
+) -> tuple[int, list[dict[str, object]]]:
+    monkeypatch.chdir(materialize(case, scratch))
     result = CliRunner().invoke(cli, ["check", ".", "--format", "json", *case.args])
     assert result.exit_code in (0, 1), result.output
     return result.exit_code, json.loads(result.stdout)["diagnostics"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_case(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
-    exit_code, diagnostics = run_case(case, monkeypatch)
+def test_case(case: Case, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    exit_code, diagnostics = run_case(case, monkeypatch, tmp_path)
     reported: Counter[Expectation] = Counter(
         (str(d["path"]), d["line"] if isinstance(d["line"], int) else None, str(d["code"]))
         for d in diagnostics

@@ -23,7 +23,9 @@ def _location(diagnostic: Diagnostic) -> str:
     return where
 
 
-def code_frame(diagnostic: Diagnostic, read_lines: Callable[[Path], list[str] | None]) -> str | None:
+def code_frame(
+    diagnostic: Diagnostic, read_lines: Callable[[Path], list[str] | None]
+) -> str | None:
     """The offending line with the span underlined, or None if there is no text."""
     span = diagnostic.span
     if span is None:
@@ -67,18 +69,20 @@ def summary_line(result: LintResult) -> str:
     checked = f"Checked {plural(result.models, 'model')} ({plural(result.files, 'config file')})"
     if not result.diagnostics:
         return f"{checked}: no problems found."
-    return (
-        f"{checked}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, "
-        f"{infos} info."
-    )
+    return f"{checked}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, {infos} info."
 
 
 def render_text(result: LintResult, stream: TextIO, *, color: bool | None = None) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    console = Console(file=stream, highlight=False, soft_wrap=True, no_color=color is False,
-                      force_terminal=color or None)
+    console = Console(
+        file=stream,
+        highlight=False,
+        soft_wrap=True,
+        no_color=color is False,
+        force_terminal=color or None,
+    )
     lines = _LineCache()
     for diagnostic in result.diagnostics:
         style = _STYLES[diagnostic.severity]

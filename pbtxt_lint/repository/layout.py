@@ -153,8 +153,11 @@ def _load_model_folder(root: Path, entry: Entry, model_config_name: str | None) 
     folder.unused_configs = [
         folder.path / CONFIGS_FOLDER / name
         for name in custom
-        if not (folder.config_path and folder.config_path.parent.name == CONFIGS_FOLDER
-                and name == selected)
+        if not (
+            folder.config_path
+            and folder.config_path.parent.name == CONFIGS_FOLDER
+            and name == selected
+        )
     ]
     return folder
 
@@ -215,8 +218,9 @@ def discover(
             if folder is not None and config_file.parent.name == CONFIGS_FOLDER:
                 # The user named this variant explicitly: check it, as if selected.
                 folder.config_path = folder.path / CONFIGS_FOLDER / config_file.name
-                folder.unused_configs = [p for p in folder.unused_configs
-                                         if p.name != config_file.name]
+                folder.unused_configs = [
+                    p for p in folder.unused_configs if p.name != config_file.name
+                ]
     for target in targets.values():
         target.selected = list(dict.fromkeys(target.selected))
     return list(targets.values()), problems

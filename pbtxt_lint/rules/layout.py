@@ -68,45 +68,61 @@ def stray_folder(context: ModelContext) -> Iterator[Finding]:
     "PL102",
     "missing-config",
     ERROR,
-    "A model folder without config.pbtxt that Triton cannot complete on its own.",
+    "A model folder without config.pbtxt while auto-complete is disabled.",
     triton="failed to open text file for read <path>/config.pbtxt: No such file or directory",
     needs_config=False,
 )
 def missing_config(context: ModelContext) -> Iterator[Finding]:
-    """Without `config.pbtxt`, Triton needs auto-complete (on by default) and a backend
-    that can derive the config from the model file (ONNX Runtime, TensorRT, OpenVINO,
-    Python, TensorFlow, DALI). With `--disable-auto-complete-config`, or for PyTorch and
-    custom backends, the model fails to load.
+    """With `--disable-auto-complete-config`, Triton reads `config.pbtxt` unconditionally
+    and fails the model when it is missing. (With auto-complete on, see PL117.)
 
     Bad:
-        resnet/1/model.pt   (no config.pbtxt; PyTorch cannot auto-complete)
+        resnet/1/model.onnx   (no config.pbtxt, server run with --disable-auto-complete-config)
+    Good:
+        resnet/config.pbtxt
+        resnet/1/model.onnx
+    """
+    if context.config_file is not None or context.model.entries is None or not context.strict:
+        return
+    yield Finding(
+        f"model '{context.model.name}' has no config.pbtxt, and with "
+        "--disable-auto-complete-config Triton requires one",
+        file=context.model.path,
+        hint="add config.pbtxt with the model's inputs, outputs and max_batch_size",
+    )
+
+
+@rule(
+    "PL117",
+    "config-required-by-backend",
+    ERROR,
+    "A model without config.pbtxt whose backend cannot auto-complete one.",
+    triton="model configuration is not provided for model '<model>'",
+    stage=Stage.LOAD,
+    needs_config=False,
+)
+def config_required_by_backend(context: ModelContext) -> Iterator[Finding]:
+    """Without `config.pbtxt`, Triton relies on the backend to derive the config from
+    the model file. ONNX Runtime, TensorRT, OpenVINO, Python, TensorFlow and DALI can;
+    PyTorch and custom backends cannot, and the model fails to load.
+
+    Bad:
+        resnet/1/model.pt   (no config.pbtxt)
     Good:
         resnet/config.pbtxt
         resnet/1/model.pt
     """
-    if context.config_file is not None or context.model.entries is None:
-        return
-    if context.strict:
-        yield Finding(
-            f"model '{context.model.name}' has no config.pbtxt, and with "
-            "--disable-auto-complete-config Triton requires one",
-            file=context.model.path,
-            hint="add config.pbtxt (`pbtxt-lint init` can write a starter from the model file)",
-        )
+    if context.config_file is not None or context.model.entries is None or context.strict:
         return
     effective = context.effective
-    if effective is None:
-        return  # the backend cannot be determined at all: PL104 says so
-    backend = effective.backend
-    if backend in AUTOCOMPLETING_BACKENDS:
-        return
+    if effective is None or effective.backend in AUTOCOMPLETING_BACKENDS:
+        return  # an undetermined backend is PL104's finding
     yield Finding(
-        f"model '{context.model.name}' has no config.pbtxt and its backend '{backend}' "
-        "cannot auto-complete one, so Triton fails with \"model configuration is not "
-        "provided\"",
+        f"model '{context.model.name}' has no config.pbtxt and its backend "
+        f"'{effective.backend}' cannot auto-complete one, so Triton fails with \"model "
+        'configuration is not provided"',
         file=context.model.path,
         hint="add config.pbtxt with the inputs, outputs and max_batch_size",
-        severity=None,
     )
 
 
@@ -182,7 +198,8 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
     else:
         found = context.model.first_subfolder_contents() or {}
         near = [
-            name for name in found
+            name
+            for name in found
             if name.rsplit(".", 1)[-1] in ("onnx", "plan", "engine", "pt", "py", "xml", "pt2")
         ]
         detail = f"and '{subfolders[0]}/' holds no file Triton recognises"
@@ -223,9 +240,13 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
         hint = f'use backend: "{platform}" instead of platform'
     else:
         guess = suggest(platform, KNOWN_PLATFORMS, cutoff=0.5) if platform else None
-        hint = f'did you mean platform: "{guess}"?' if guess else (
-            "set backend (onnxruntime, tensorrt, pytorch, python, openvino, ...) or a "
-            f"platform: {', '.join(KNOWN_PLATFORMS)}"
+        hint = (
+            f'did you mean platform: "{guess}"?'
+            if guess
+            else (
+                "set backend (onnxruntime, tensorrt, pytorch, python, openvino, ...) or a "
+                f"platform: {', '.join(KNOWN_PLATFORMS)}"
+            )
         )
     what = f"platform '{platform}'" if platform else "no platform and no backend"
     yield Finding(
@@ -273,8 +294,10 @@ def _version_detail(context: ModelContext) -> str:
         present = ", ".join(sorted({str(v.version) for v in scan.versions}, key=int))
         return f"the version policy selects none of the versions present ({present})"
     if scan.leading_zeros:
-        return (f"'{scan.leading_zeros[0]}' is ignored because of its leading zero, and no "
-                "other version folder exists")
+        return (
+            f"'{scan.leading_zeros[0]}' is ignored because of its leading zero, and no "
+            "other version folder exists"
+        )
     if not context.model.subfolders:
         return "the model folder has no version folder"
     return "no sub-folder is named by a version number"
@@ -285,8 +308,7 @@ def _version_detail(context: ModelContext) -> str:
     "no-loadable-version",
     ERROR,
     "No version folder that Triton would load under the model's version policy.",
-    triton="at least one version must be available under the version policy of model "
-    "'<model>'",
+    triton="at least one version must be available under the version policy of model '<model>'",
     needs_config=False,
 )
 def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
@@ -305,8 +327,11 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
     if context.selection.versions:
         return
     loose = [e.name for e in context.model.entries if not e.is_dir and e.name in ARTIFACT_NAMES]
-    hint = (f"move {loose[0]} into a version folder: {context.model.name}/1/{loose[0]}"
-            if loose else "create a version folder such as 1/ (an empty 1/ for an ensemble)")
+    hint = (
+        f"move {loose[0]} into a version folder: {context.model.name}/1/{loose[0]}"
+        if loose
+        else "create a version folder such as 1/ (an empty 1/ for an ensemble)"
+    )
     policy = context.config is not None and context.config.HasField("version_policy")
     yield Finding(
         f"model '{context.model.name}' has no version Triton would load: "
@@ -321,8 +346,7 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
     "PL108",
     "version-folder-ignored",
     WARNING,
-    "A sub-folder that looks like a version but that Triton ignores (leading zero, not a "
-    "number).",
+    "A sub-folder that looks like a version but that Triton ignores (leading zero, not a number).",
     needs_config=False,
 )
 def version_folder_ignored(context: ModelContext) -> Iterator[Finding]:
@@ -350,8 +374,7 @@ def version_folder_ignored(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"sub-folder '{name}' is not a version number; Triton ignores it",
             file=context.model.path / name,
-            hint="version folders are named 1, 2, ...; move other files out of the model "
-            "folder",
+            hint="version folders are named 1, 2, ...; move other files out of the model folder",
             severity=INFO if name == "__pycache__" else None,
         )
 
@@ -423,8 +446,7 @@ def specific_version_missing(context: ModelContext) -> Iterator[Finding]:
     "PL111",
     "unused-config-variant",
     INFO,
-    "A configs/<name>.pbtxt that is not used unless Triton runs with "
-    "--model-config-name=<name>.",
+    "A configs/<name>.pbtxt that is not used unless Triton runs with --model-config-name=<name>.",
     needs_config=False,
 )
 def unused_config_variant(context: ModelContext) -> Iterator[Finding]:
@@ -466,8 +488,9 @@ def backend_from_folder_name(context: ModelContext) -> Iterator[Finding]:
     written = context.config
     if effective is None or "." not in context.model.name:
         return
-    if written is not None and (written.backend or written.platform
-                                or written.default_model_filename):
+    if written is not None and (
+        written.backend or written.platform or written.default_model_filename
+    ):
         return
     backend = context.model.name.split(".", 1)[1]
     if effective.backend != backend:
@@ -503,16 +526,26 @@ def unknown_backend(context: ModelContext) -> Iterator[Finding]:
     backend = config.backend
     if backend in KNOWN_BACKENDS:
         return
-    aliases = {"onnx": "onnxruntime", "ort": "onnxruntime", "trt": "tensorrt", "torch": "pytorch",
-               "libtorch": "pytorch", "tf": "tensorflow", "ov": "openvino", "py": "python",
-               "tensorrt_llm": "tensorrtllm", "trtllm": "tensorrtllm"}
+    aliases = {
+        "onnx": "onnxruntime",
+        "ort": "onnxruntime",
+        "trt": "tensorrt",
+        "torch": "pytorch",
+        "libtorch": "pytorch",
+        "tf": "tensorflow",
+        "ov": "openvino",
+        "py": "python",
+        "tensorrt_llm": "tensorrtllm",
+        "trtllm": "tensorrtllm",
+    }
     guess = aliases.get(backend.lower()) or suggest(backend, KNOWN_BACKENDS, cutoff=0.7)
     yield Finding(
         f"backend '{backend}' is not a Triton backend; unless libtriton_{backend}.so is "
-        "installed, Triton fails with \"unable to find backend library\"",
+        'installed, Triton fails with "unable to find backend library"',
         at=("backend",),
-        hint=f'did you mean backend: "{guess}"?' if guess else
-        "check the name against the backends installed in your Triton image",
+        hint=f'did you mean backend: "{guess}"?'
+        if guess
+        else "check the name against the backends installed in your Triton image",
     )
 
 
@@ -567,10 +600,12 @@ def unreadable_model_folder(context: ModelContext) -> Iterator[Finding]:
     if error is None:
         return
     yield Finding(
-        f"model folder '{context.model.name}' {error}" if context.model.outside
+        f"model folder '{context.model.name}' {error}"
+        if context.model.outside
         else f"model folder '{context.model.name}': {error}",
         file=context.model.path,
-        hint="make the folder readable" if not context.model.outside
+        hint="make the folder readable"
+        if not context.model.outside
         else "check the linked folder on its own",
         severity=WARNING if context.model.outside else None,
     )

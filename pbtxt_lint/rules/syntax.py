@@ -26,8 +26,9 @@ def _problems_of(kind: ProblemKind) -> Check:
             return
         for problem in context.parsed.problems:
             if problem.kind is kind:
-                yield Finding(problem.message, span=problem.span, hint=problem.hint,
-                              fix=problem.fix)
+                yield Finding(
+                    problem.message, span=problem.span, hint=problem.hint, fix=problem.fix
+                )
 
     return check
 
@@ -222,13 +223,14 @@ encoding = rule(
     "PL010",
     "file-encoding",
     ERROR,
-    "The file is not UTF-8 or starts with a byte-order mark.",
-    triton=_PARSE_FAILED,
+    "The file starts with a UTF-8 byte-order mark.",
+    triton="Error parsing text-format inference.ModelConfig: 1:1: Interpreting non ascii "
+    "codepoint 239.",
     stage=Stage.PARSE,
     needs_config=False,
     doc="""
-    Editors on Windows may save with a BOM or a legacy code page; protobuf's parser
-    reads UTF-8 only.
+    Editors on Windows may save "UTF-8 with BOM"; protobuf's parser sees the BOM as a
+    stray character and Triton refuses the model.
 
     Bad:
         (a file saved as "UTF-8 with BOM")
@@ -236,6 +238,23 @@ encoding = rule(
         (the same file saved as UTF-8)
     """,
 )(_problems_of(ProblemKind.ENCODING))
+
+not_utf8 = rule(
+    "PL014",
+    "not-utf8",
+    WARNING,
+    "The file is not valid UTF-8.",
+    needs_config=False,
+    doc="""
+    Triton reads the bytes as they are (in comments they do no harm), but a string
+    value with Latin-1 or Windows-1252 bytes reaches the backend as invalid UTF-8.
+
+    Bad:
+        # café   (saved as Latin-1)
+    Good:
+        # café   (saved as UTF-8)
+    """,
+)(_problems_of(ProblemKind.NOT_UTF8))
 
 duplicate_map_key = rule(
     "PL011",

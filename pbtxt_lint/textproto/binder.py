@@ -38,6 +38,7 @@ class ProblemKind(enum.Enum):
     ONEOF_CONFLICT = "oneof-conflict"
     PLACEHOLDER = "placeholder"
     ENCODING = "encoding"
+    NOT_UTF8 = "not-utf8"
     DUPLICATE_MAP_KEY = "duplicate-map-key"
     UNDECLARED_ENUM_NUMBER = "undeclared-enum-number"
 
@@ -56,7 +57,13 @@ def is_repeated(fd: FieldDescriptor) -> bool:
     flag = getattr(fd, "is_repeated", None)
     if flag is not None:
         return bool(flag)
-    return bool(fd.label == FieldDescriptor.LABEL_REPEATED)
+    return bool(getattr(fd, "label", None) == FieldDescriptor.LABEL_REPEATED)
+
+
+def message_type(fd: FieldDescriptor) -> Descriptor:
+    """The message type of a message field (never None for one)."""
+    assert fd.message_type is not None, fd.full_name
+    return fd.message_type
 
 
 def is_map(fd: FieldDescriptor) -> bool:
@@ -267,8 +274,7 @@ class Binder:
                 if not isinstance(item, Block):
                     self.problem(
                         ProblemKind.WRONG_TYPE,
-                        f"'{fd.name}' is a message: it takes a block {{ ... }}, "
-                        f"not {item.text}",
+                        f"'{fd.name}' is a message: it takes a block {{ ... }}, not {item.text}",
                         item.span,
                         _message_value_hint(fd, item),
                     )
@@ -285,7 +291,7 @@ class Binder:
                     self.source_map.add(path, Located(node.name_span, item.span, node))
                 if repeated:
                     self.source_map.add(element_path, Located(None, item.span, item))
-                self.bind_fields(item.fields, fd.message_type, element_path)
+                self.bind_fields(item.fields, message_type(fd), element_path)
             return
         if node.colon is None and isinstance(value, ListValue):
             self.problem(
@@ -331,7 +337,7 @@ class Binder:
         self, entry: Block, fd: FieldDescriptor, path: tuple[PathElement, ...], seen: _Seen
     ) -> None:
         """Map entries are `{ key: .. value: .. }`; the last duplicate key wins."""
-        entry_type = fd.message_type
+        entry_type = message_type(fd)
         key_fd = entry_type.fields_by_name["key"]
         key_node = next((f for f in entry.fields if f.name.text == "key"), None)
         key: object = "" if key_fd.cpp_type == FieldDescriptor.CPPTYPE_STRING else 0
@@ -404,7 +410,8 @@ class Binder:
                 )
 
     def check_enum(self, token: Token, fd: FieldDescriptor) -> None:
-        enum_type: EnumDescriptor = fd.enum_type
+        enum_type = fd.enum_type
+        assert enum_type is not None
         names = list(enum_type.values_by_name)
         if token.kind is TokenKind.IDENTIFIER:
             if token.text in enum_type.values_by_name:
@@ -521,7 +528,7 @@ def _bool_fix(token: Token) -> Fix | None:
 
 
 def _message_value_hint(fd: FieldDescriptor, item: Scalar) -> str:
-    if fd.message_type.full_name == "inference.ModelParameter":
+    if message_type(fd).full_name == "inference.ModelParameter":
         return f"write `{fd.name} {{ string_value: {item.text} }}`"
     return f"write `{fd.name} {{ ... }}`"
 

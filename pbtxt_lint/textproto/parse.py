@@ -15,14 +15,18 @@ from dataclasses import dataclass, field
 from google.protobuf import text_format
 
 from pbtxt_lint.diagnostics import Edit, Fix, Span
-from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.schema import MODEL_CONFIG_DESCRIPTOR, ModelConfig
 from pbtxt_lint.textproto.binder import Binder, Problem, ProblemKind
 from pbtxt_lint.textproto.sourcemap import SourceMap
 from pbtxt_lint.textproto.tree import Document, parse_tree
 
 _PLACEHOLDER_RE = re.compile(r"\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|\$[A-Z_][A-Z0-9_]*\b|<<[^>\n]*>>")
 _BOM = "\ufeff"
-_ERROR_KINDS_PROTOBUF_ACCEPTS = {ProblemKind.DUPLICATE_MAP_KEY, ProblemKind.UNDECLARED_ENUM_NUMBER}
+_KINDS_PROTOBUF_ACCEPTS = {
+    ProblemKind.DUPLICATE_MAP_KEY,
+    ProblemKind.UNDECLARED_ENUM_NUMBER,
+    ProblemKind.NOT_UTF8,
+}
 
 
 @dataclass
@@ -47,8 +51,9 @@ def decode(data: bytes) -> tuple[str, list[Problem]]:
         column = len(prefix) - (prefix.rfind("\n") + 1) + 1
         problems.append(
             Problem(
-                ProblemKind.ENCODING,
-                f"the file is not valid UTF-8 (byte 0x{data[error.start]:02x})",
+                ProblemKind.NOT_UTF8,
+                f"the file is not valid UTF-8 (byte 0x{data[error.start]:02x}); Triton reads "
+                "it, but any string value keeps the raw bytes",
                 Span.point(line, column),
                 "save the file as UTF-8",
             )
@@ -106,10 +111,12 @@ def _strip_comment(line: str) -> str:
 def parse_config(data: bytes) -> ParsedConfig:
     """Parse config bytes into a ModelConfig plus positions and every problem found."""
     text, problems = decode(data)
-    body = text[1:] if text.startswith(_BOM) else text
+    has_bom = text.startswith(_BOM)
+    # Past a BOM (reported above; protobuf rejects it) the rest is parsed as usual.
+    body = " " + text[1:] if has_bom else text
     placeholders = find_placeholders(body)
-    document = parse_tree(text)
-    binder = Binder(ModelConfig.DESCRIPTOR)
+    document = parse_tree(body)
+    binder = Binder(MODEL_CONFIG_DESCRIPTOR)
     binder.bind(document)
     ours = [
         Problem(ProblemKind.SYNTAX, issue.message, issue.span, issue.hint)
@@ -117,22 +124,25 @@ def parse_config(data: bytes) -> ParsedConfig:
     ] + binder.problems
     if placeholders:
         placeholder_lines = {p.span.line for p in placeholders}
-        ours = [p for p in ours if p.span.line not in placeholder_lines]
-        ours = placeholders + ours
+        ours = placeholders + [p for p in ours if p.span.line not in placeholder_lines]
     config = ModelConfig()
     try:
-        text_format.Parse(text, config)
+        text_format.Parse(body, config)
     except text_format.ParseError as error:
-        blocking = [p for p in ours if p.kind not in _ERROR_KINDS_PROTOBUF_ACCEPTS]
-        if not blocking and not any(p.kind is ProblemKind.ENCODING for p in problems):
+        if not any(p.kind not in _KINDS_PROTOBUF_ACCEPTS for p in ours):
             ours.append(_from_protobuf(error))
         return ParsedConfig(text, None, document, binder.source_map, problems + ours)
     except (ValueError, TypeError, RecursionError) as error:
-        ours.append(Problem(ProblemKind.SYNTAX, f"protobuf could not parse the file: {error}",
-                            Span.point(1, 1)))
+        ours.append(
+            Problem(
+                ProblemKind.SYNTAX, f"protobuf could not parse the file: {error}", Span.point(1, 1)
+            )
+        )
         return ParsedConfig(text, None, document, binder.source_map, problems + ours)
     # protobuf accepted the text: only problems it also accepts can stand.
-    accepted = [p for p in problems + ours if p.kind in _ERROR_KINDS_PROTOBUF_ACCEPTS]
+    accepted = [p for p in problems + ours if p.kind in _KINDS_PROTOBUF_ACCEPTS]
+    if has_bom:
+        return ParsedConfig(text, None, document, binder.source_map, problems + accepted)
     return ParsedConfig(text, config, document, binder.source_map, accepted)
 
 
@@ -142,4 +152,6 @@ def _from_protobuf(error: text_format.ParseError) -> Problem:
     message = str(error)
     # protobuf prefixes "<line>:<col> : "; we print positions ourselves.
     message = re.sub(r"^\d+:\d+ : ", "", message)
-    return Problem(ProblemKind.SYNTAX, f"protobuf rejects this: {message}", Span.point(line, column))
+    return Problem(
+        ProblemKind.SYNTAX, f"protobuf rejects this: {message}", Span.point(line, column)
+    )

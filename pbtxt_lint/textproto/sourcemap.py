@@ -71,5 +71,6 @@ class SourceMap:
             return located.value
         if located.name is not None:
             return located.name
-        return Span(located.value.line, located.value.column, located.value.line,
-                    located.value.column + 1)
+        return Span(
+            located.value.line, located.value.column, located.value.line, located.value.column + 1
+        )

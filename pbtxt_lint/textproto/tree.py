@@ -297,9 +297,7 @@ class _Parser:
             elif not self.at_symbol("]"):
                 nxt = self.current
                 if nxt.kind is TokenKind.EOF or self.at_symbol("}", ">") or self.at_field_start():
-                    self.error(
-                        "'[' opened here is never closed", open_token, "add the missing ']'"
-                    )
+                    self.error("'[' opened here is never closed", open_token, "add the missing ']'")
                     return ListValue(open_token, items, None)
                 self.error(
                     f"expected ',' or ']' in list, found {nxt.describe()}",
