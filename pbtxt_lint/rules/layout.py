@@ -327,11 +327,15 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
     if context.selection.versions:
         return
     loose = [e.name for e in context.model.entries if not e.is_dir and e.name in ARTIFACT_NAMES]
-    hint = (
-        f"move {loose[0]} into a version folder: {context.model.name}/1/{loose[0]}"
-        if loose
-        else "create a version folder such as 1/ (an empty 1/ for an ensemble)"
-    )
+    zeros = context.version_scan.leading_zeros
+    if loose:
+        hint = f"move {loose[0]} into a version folder: {context.model.name}/1/{loose[0]}"
+    elif zeros:
+        hint = f"rename '{zeros[0]}' to '{zeros[0].lstrip('0') or '0'}'"
+    elif context.effective.platform == ENSEMBLE_PLATFORM:
+        hint = "an ensemble needs a version folder too: create an empty 1/"
+    else:
+        hint = "put the model file in a version folder such as 1/"
     policy = context.config is not None and context.config.HasField("version_policy")
     yield Finding(
         f"model '{context.model.name}' has no version Triton would load: "
