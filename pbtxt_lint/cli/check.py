@@ -1,22 +1,15 @@
-"""The command line: builds settings, runs the engine, formats, picks the exit code.
-
-Exit codes: 0 no errors, 1 at least one error, 2 usage or internal error.
-"""
+"""`pbtxt-lint check`: builds settings, runs the engine, formats, picks the exit code."""
 
 from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
-from pbtxt_lint import __version__
-
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
-F = TypeVar("F", bound=Callable[..., Any])
+from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 
 
 def _codes(values: Iterable[str]) -> frozenset[str]:
@@ -38,13 +31,7 @@ def _codes(values: Iterable[str]) -> frozenset[str]:
     return frozenset(codes)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="pbtxt-lint")
-def cli() -> None:
-    """Lint NVIDIA Triton Inference Server model repositories before you deploy them."""
-
-
-@cli.command()
+@click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--format",
@@ -144,48 +131,3 @@ def _internal_error(error: BaseException, debug: bool) -> None:
         traceback.print_exc()
     click.echo(f"pbtxt-lint: internal error: {error!r} (run with --debug for details)", err=True)
     sys.exit(EXIT_USAGE)
-
-
-@cli.command("rules")
-def list_rules() -> None:
-    """List every rule: code, severity, name and summary."""
-    from pbtxt_lint.rules import ALL_RULES, FAMILIES
-
-    for prefix, (title, _) in FAMILIES.items():
-        family = [r for r in ALL_RULES if r.code.startswith(prefix)]
-        if not family:
-            continue
-        click.echo(f"{prefix}xx  {title}")
-        for r in family:
-            click.echo(f"  {r.code}  {r.severity.value:<7}  {r.name:<32} {r.summary}")
-        click.echo()
-
-
-@cli.command()
-@click.argument("code")
-def explain(code: str) -> None:
-    """Show the documentation of one rule (by code or name)."""
-    from pbtxt_lint.rules import RULES_BY_CODE, RULES_BY_NAME
-
-    found = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)
-    if found is None:
-        raise click.BadParameter(
-            f"no rule '{code}'; `pbtxt-lint rules` lists them", param_hint="CODE"
-        )
-    click.echo(f"{found.code} {found.name} ({found.severity.value})")
-    click.echo()
-    click.echo(found.summary)
-    click.echo()
-    if found.doc:
-        click.echo(found.doc)
-        click.echo()
-    if found.triton:
-        click.echo(f"Triton reports ({found.stage.value}): {found.triton}")
-
-
-def main() -> None:
-    """Console-script entry point: click's own usage errors exit with 2."""
-    try:
-        cli.main(prog_name="pbtxt-lint")
-    except KeyboardInterrupt:
-        sys.exit(130)

@@ -1,0 +1,50 @@
+"""The command line. Each command lives in its own module and is imported only when
+it runs, so `pbtxt-lint --help` and every command start fast.
+
+To add a command, add one entry to COMMANDS: name -> "module:function".
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from pbtxt_lint import __version__
+
+COMMANDS: dict[str, str] = {
+    "check": "pbtxt_lint.cli.check:check",
+    "rules": "pbtxt_lint.cli.rules:list_rules",
+    "explain": "pbtxt_lint.cli.rules:explain",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, _, attribute = target.partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pbtxt-lint")
+def cli() -> None:
+    """Lint NVIDIA Triton Inference Server model repositories before you deploy them."""
+
+
+def main() -> None:
+    """Console-script entry point: click's own usage errors exit with 2."""
+    try:
+        cli.main(prog_name="pbtxt-lint")
+    except KeyboardInterrupt:
+        sys.exit(130)
