@@ -10,6 +10,7 @@ found here is one protobuf's parser would also reject, except the `warning` kind
 from __future__ import annotations
 
 import difflib
+import functools
 import enum
 import math
 import re
@@ -164,7 +165,6 @@ class Binder:
         self.root = root
         self.problems: list[Problem] = []
         self.source_map = SourceMap()
-        self._owners = _field_owners(root)
 
     def bind(self, document: Document) -> None:
         self.bind_fields(document.fields, self.root, ())
@@ -209,7 +209,7 @@ class Binder:
                 _replace(node.name, target, f"rename '{name}' to '{target}'"),
             )
             return
-        owners = self._owners.get(name, [])
+        owners = _field_owners(self.root).get(name, [])
         if owners:
             places = " or ".join(f"'{owner}'" for owner in owners[:3])
             more = f" (or {len(owners) - 3} other places)" if len(owners) > 3 else ""
@@ -256,7 +256,7 @@ class Binder:
         repeated = is_repeated(fd)
         if fd.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE:
             if path not in self.source_map:
-                self.source_map.add(path, Located(node.name_span, node.span, node))
+                self.source_map.add(path, Located(node.name, node, node))
             items: list[Scalar | Block]
             if isinstance(value, ListValue):
                 if not repeated:
@@ -288,9 +288,9 @@ class Binder:
                     element_path = path + (index,)
                 else:
                     element_path = path
-                    self.source_map.add(path, Located(node.name_span, item.span, node))
+                    self.source_map.add(path, Located(node.name, item, node))
                 if repeated:
-                    self.source_map.add(element_path, Located(None, item.span, item))
+                    self.source_map.add(element_path, Located(None, item, item))
                 self.bind_fields(item.fields, message_type(fd), element_path)
             return
         if node.colon is None and isinstance(value, ListValue):
@@ -310,7 +310,7 @@ class Binder:
                     f"write `{fd.name}: <value>`",
                 )
                 return
-            self.source_map.add(path, Located(node.name_span, value.span, node))
+            self.source_map.add(path, Located(node.name, value, node))
             start = seen.repeated_counts.get(fd.name, 0)
             for offset, item in enumerate(value.items):
                 self.bind_scalar(item, fd, path + (start + offset,))
@@ -327,10 +327,10 @@ class Binder:
             index = seen.repeated_counts.get(fd.name, 0)
             seen.repeated_counts[fd.name] = index + 1
             if path not in self.source_map:
-                self.source_map.add(path, Located(node.name_span, value.span, node))
+                self.source_map.add(path, Located(node.name, value, node))
             self.bind_scalar(value, fd, path + (index,))
         else:
-            self.source_map.add(path, Located(node.name_span, value.span, node))
+            self.source_map.add(path, Located(node.name, value, node))
             self.bind_scalar(value, fd, path)
 
     def bind_map_entry(
@@ -357,7 +357,7 @@ class Binder:
             )
         keys[key] = anchor
         entry_path = path + (Key(key),)
-        self.source_map.add(entry_path, Located(token_span(anchor), entry.span, entry))
+        self.source_map.add(entry_path, Located(anchor, entry, entry))
         self.bind_fields(entry.fields, entry_type, entry_path)
 
     def bind_scalar(
@@ -370,7 +370,7 @@ class Binder:
                 item.span,
             )
             return
-        self.source_map.add(path, Located(None, item.span, item))
+        self.source_map.add(path, Located(None, item, item))
         token = item.first
         cpp = fd.cpp_type
         if cpp == FieldDescriptor.CPPTYPE_STRING:
@@ -543,6 +543,7 @@ def _short(full_name: str) -> str:
     return full_name.removeprefix("inference.")
 
 
+@functools.cache
 def _field_owners(root: Descriptor) -> dict[str, list[str]]:
     """Field name -> the blocks (as field paths from the root, nearest first) holding it."""
     owners: dict[str, list[str]] = {}

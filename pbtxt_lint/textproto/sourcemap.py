@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pbtxt_lint.diagnostics import Span
-from pbtxt_lint.textproto.tree import Block, Field, Scalar
+from pbtxt_lint.textproto.tokenizer import Token
+from pbtxt_lint.textproto.tree import Block, Field, ListValue, Scalar, token_span
 
 
 @dataclass(frozen=True)
@@ -25,11 +26,20 @@ FieldPath = tuple[PathElement, ...]
 
 @dataclass(frozen=True)
 class Located:
-    """A field's name span (None for list elements and map entries) and value span."""
+    """Where a path is written: the token naming it (None for list elements), the
+    node holding its value, and the node that owns it (spans computed on demand)."""
 
-    name: Span | None
-    value: Span
+    name_token: Token | None
+    value_node: Field | Block | Scalar | ListValue
     node: Field | Block | Scalar
+
+    @property
+    def name(self) -> Span | None:
+        return token_span(self.name_token) if self.name_token is not None else None
+
+    @property
+    def value(self) -> Span:
+        return self.value_node.span
 
 
 class SourceMap:
