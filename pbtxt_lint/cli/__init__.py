@@ -17,6 +17,10 @@ COMMANDS: dict[str, str] = {
     "check": "pbtxt_lint.cli.check:check",
     "rules": "pbtxt_lint.cli.rules:list_rules",
     "explain": "pbtxt_lint.cli.rules:explain",
+    "fmt": "pbtxt_lint.cli.fmt:fmt",
+    "schema": "pbtxt_lint.cli.schema:schema",
+    "convert": "pbtxt_lint.cli.convert:convert",
+    "request": "pbtxt_lint.cli.request:request",
 }
 
 

@@ -1,34 +1,34 @@
-"""`pbtxt-lint check`: builds settings, runs the engine, formats, picks the exit code."""
+"""`pbtxt-lint check`: builds settings, runs the engine, formats, picks the exit code.
+
+Everything the user can get wrong (a flag, a configuration file, a baseline) is a
+usage error with exit code 2 and one clear line, never a traceback.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
-from collections.abc import Iterable
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 
+FORMATS = ("text", "json", "sarif", "github", "gitlab")
 
-def _codes(values: Iterable[str]) -> frozenset[str]:
-    """`--select PL2,PL301 --select PL4` -> {"PL2", "PL301", "PL4"}, validated."""
-    from pbtxt_lint.rules import ALL_RULES, RULES_BY_NAME
+if TYPE_CHECKING:
+    from pbtxt_lint.baseline import Baseline
+    from pbtxt_lint.config import Resolved
+    from pbtxt_lint.fixes import FixOutcome
+    from pbtxt_lint.linter import LintResult
 
-    codes = set()
-    for value in values:
-        for item in value.split(","):
-            item = item.strip()
-            if not item:
-                continue
-            if item in RULES_BY_NAME:
-                item = RULES_BY_NAME[item].code
-            item = item.upper()
-            if not any(r.code.startswith(item) for r in ALL_RULES):
-                raise click.BadParameter(f"no rule code starts with '{item}'")
-            codes.add(item)
-    return frozenset(codes)
+
+def _usage_error(message: str) -> NoReturn:
+    click.echo(f"pbtxt-lint: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
 
 
 @click.command()
@@ -36,14 +36,20 @@ def _codes(values: Iterable[str]) -> frozenset[str]:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="Output format [default: github when GITHUB_ACTIONS=true, else text].",
+)
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report to this file instead of standard output.",
 )
 @click.option(
     "--disable-auto-complete-config",
     is_flag=True,
+    default=None,
     help="Check as Triton does with this flag: backends fill nothing in.",
 )
 @click.option(
@@ -52,7 +58,10 @@ def _codes(values: Iterable[str]) -> frozenset[str]:
     help="Use <model>/configs/NAME.pbtxt where it exists (Triton's flag).",
 )
 @click.option(
-    "--config-only", is_flag=True, help="Skip every check that needs the model artifacts."
+    "--config-only",
+    is_flag=True,
+    default=None,
+    help="Skip every check that needs the model artifacts.",
 )
 @click.option(
     "--gpus",
@@ -61,60 +70,112 @@ def _codes(values: Iterable[str]) -> frozenset[str]:
     help="GPUs on the target host (0 = CPU-only); GPU placement is a warning when unknown.",
 )
 @click.option(
+    "--triton-version",
+    metavar="VERSION",
+    help="Target Triton release: container tag (24.10) or server version (2.51).",
+)
+@click.option(
     "--select",
     multiple=True,
     metavar="CODES",
-    help="Only these codes or prefixes (comma-separated, repeatable).",
+    help="Only these codes, prefixes or names (comma-separated, repeatable).",
+)
+@click.option(
+    "--extend-select",
+    multiple=True,
+    metavar="CODES",
+    help="Add these to the selection (comma-separated, repeatable).",
 )
 @click.option(
     "--ignore",
     multiple=True,
     metavar="CODES",
-    help="Skip these codes or prefixes (comma-separated, repeatable).",
+    help="Skip these codes, prefixes or names (comma-separated, repeatable).",
 )
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Use this configuration file instead of looking for one.",
+)
+@click.option(
+    "--show-settings", is_flag=True, help="Print the effective settings and their origin."
+)
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Report only findings that this baseline file does not record.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record today's findings in this file and exit 0.",
+)
+@click.option("--fix", is_flag=True, help="Apply safe fixes, then report what remains.")
+@click.option("--diff", is_flag=True, help="Show the fixes as a diff; write nothing.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also unsafe fixes.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 def check(
     paths: tuple[Path, ...],
-    output_format: str,
-    disable_auto_complete_config: bool,
+    output_format: str | None,
+    output_file: Path | None,
+    disable_auto_complete_config: bool | None,
     model_config_name: str | None,
-    config_only: bool,
+    config_only: bool | None,
     gpus: int | None,
+    triton_version: str | None,
     select: tuple[str, ...],
+    extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
+    config_file: Path | None,
+    show_settings: bool,
+    baseline_file: Path | None,
+    write_baseline: Path | None,
+    fix: bool,
+    diff: bool,
+    unsafe_fixes: bool,
     color: bool | None,
     debug: bool,
 ) -> None:
     """Check model repositories, model folders or config.pbtxt files (default: .)."""
-    from pbtxt_lint.diagnostics import Severity
-    from pbtxt_lint.linter import lint
-    from pbtxt_lint.settings import Settings
+    from pbtxt_lint.config import ConfigError, Options, resolve_settings
 
     if model_config_name is not None and not model_config_name:
         raise click.BadParameter("empty argument", param_hint="--model-config-name")
-    settings = Settings(
-        auto_complete=not disable_auto_complete_config,
+    if unsafe_fixes and not (fix or diff):
+        raise click.UsageError("--unsafe-fixes needs --fix or --diff")
+    options = Options(
+        select=select,
+        ignore=ignore,
+        extend_select=extend_select,
+        disable_auto_complete_config=disable_auto_complete_config,
         model_config_name=model_config_name,
-        config_only=config_only,
         gpus=gpus,
-        select=_codes(select),
-        ignore=_codes(ignore),
+        triton_version=triton_version,
+        config_only=config_only,
     )
+    targets = list(paths) or [Path(".")]
     try:
-        result = lint(paths or (Path("."),), settings)
-    except Exception as error:  # never a traceback for the user unless asked
-        _internal_error(error, debug)
+        groups = resolve_settings(targets, options, config_file)
+    except ConfigError as error:
+        _usage_error(str(error))
+    if show_settings:
+        _show_settings(groups)
+        sys.exit(EXIT_OK)
+    baseline = _load_baseline(baseline_file) if baseline_file is not None else None
+    result = _run(groups, baseline if write_baseline is None else None, debug)
+    if write_baseline is not None:
+        _write_baseline(write_baseline, result)
+    if diff:
+        sys.exit(EXIT_ERRORS if _show_diff(result, unsafe_fixes, debug) else EXIT_OK)
+    if fix:
+        result = _fix(groups, baseline, result, unsafe_fixes, debug)
+    chosen = output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    _emit(result, chosen, output_file, color)
     for problem in result.path_problems:
         click.echo(f"pbtxt-lint: {problem.path}: {problem.message}", err=True)
-    if output_format == "json":
-        from pbtxt_lint.report.json_report import render_json
-
-        click.echo(render_json(result))
-    else:
-        from pbtxt_lint.report.text import render_text
-
-        render_text(result, sys.stdout, color=color)
     for internal in result.internal_errors:
         click.echo(
             f"pbtxt-lint: internal error in rule {internal.rule} on model "
@@ -123,10 +184,141 @@ def check(
         )
     if result.path_problems or result.internal_errors:
         sys.exit(EXIT_USAGE)
+    from pbtxt_lint.diagnostics import Severity
+
     sys.exit(EXIT_ERRORS if result.count(Severity.ERROR) else EXIT_OK)
 
 
-def _internal_error(error: BaseException, debug: bool) -> None:
+def _run(groups: Sequence[Resolved], baseline: Baseline | None, debug: bool) -> LintResult:
+    """Lint every group of paths under its own settings; one merged result."""
+    from pbtxt_lint.linter import LintResult, lint
+
+    result = LintResult()
+    try:
+        for group in groups:
+            result.merge(lint(group.paths, group.settings))
+    except Exception as error:  # never a traceback for the user unless asked
+        _internal_error(error, debug)
+    if baseline is not None:
+        result.diagnostics, result.baselined = baseline.split(result.diagnostics)
+    return result
+
+
+def _load_baseline(path: Path) -> Baseline:
+    from pbtxt_lint.baseline import BaselineError, load
+
+    try:
+        return load(path)
+    except BaselineError as error:
+        _usage_error(str(error))
+
+
+def _write_baseline(path: Path, result: LintResult) -> NoReturn:
+    from pbtxt_lint.baseline import write
+
+    try:
+        count = write(path, result.diagnostics)
+    except OSError as error:
+        _usage_error(f"{path}: cannot write the baseline: {error.strerror or error}")
+    click.echo(f"pbtxt-lint: recorded {count} finding(s) in {path}", err=True)
+    sys.exit(EXIT_USAGE if result.path_problems or result.internal_errors else EXIT_OK)
+
+
+def _outcomes(result: LintResult, unsafe: bool, write: bool, debug: bool) -> list[FixOutcome]:
+    from pbtxt_lint.fixes import apply_fixes
+
+    try:
+        outcomes = apply_fixes(result.diagnostics, unsafe=unsafe, write=write)
+    except Exception as error:
+        _internal_error(error, debug)
+    for outcome in outcomes:
+        if outcome.refused:
+            click.echo(f"pbtxt-lint: not fixing {outcome.path}: {outcome.refused}", err=True)
+    return outcomes
+
+
+def _show_diff(result: LintResult, unsafe: bool, debug: bool) -> int:
+    """`--diff`: print what `--fix` would change; returns how many fixes that is."""
+    outcomes = [o for o in _outcomes(result, unsafe, False, debug) if o.applied]
+    for outcome in outcomes:
+        click.echo(outcome.diff, nl=False)
+    fixed = sum(o.applied for o in outcomes)
+    if fixed:
+        click.echo(f"Would fix {fixed} problem(s) in {len(outcomes)} file(s).", err=True)
+    else:
+        click.echo("Nothing to fix.", err=True)
+    return fixed
+
+
+def _fix(
+    groups: Sequence[Resolved],
+    baseline: Baseline | None,
+    result: LintResult,
+    unsafe: bool,
+    debug: bool,
+) -> LintResult:
+    """`--fix`: write the fixes, then check again and return what remains."""
+    written = [o for o in _outcomes(result, unsafe, True, debug) if o.written]
+    fixed = sum(o.applied for o in written)
+    click.echo(f"Fixed {fixed} problem(s) in {len(written)} file(s).", err=True)
+    return _run(groups, baseline, debug) if written else result
+
+
+def _emit(
+    result: LintResult, output_format: str, output_file: Path | None, color: bool | None
+) -> None:
+    """Write the report in `output_format`, to `output_file` or standard output."""
+    if output_file is None:
+        _render(result, output_format, sys.stdout, color)
+        return
+    try:
+        with output_file.open("w", encoding="utf-8") as stream:
+            _render(result, output_format, stream, False)
+    except OSError as error:
+        _usage_error(f"{output_file}: cannot write the report: {error.strerror or error}")
+
+
+def _render(result: LintResult, output_format: str, stream: TextIO, color: bool | None) -> None:
+    if output_format == "text":
+        from pbtxt_lint.report.text import render_text
+
+        render_text(result, stream, color=color)
+    elif output_format == "github":
+        from pbtxt_lint.report.github import render_github
+
+        render_github(result, stream)
+    else:
+        stream.write(_render_document(result, output_format) + "\n")
+
+
+def _render_document(result: LintResult, output_format: str) -> str:
+    if output_format == "json":
+        from pbtxt_lint.report.json_report import render_json
+
+        return render_json(result)
+    if output_format == "sarif":
+        from pbtxt_lint.report.sarif import render_sarif
+
+        return render_sarif(result)
+    from pbtxt_lint.report.gitlab import render_gitlab
+
+    return render_gitlab(result)
+
+
+def _show_settings(groups: Sequence[Resolved]) -> None:
+    """The effective settings of each group of paths, with where each value came from."""
+    for number, group in enumerate(groups):
+        if number:
+            click.echo()
+        checked = ", ".join(str(p) for p in group.paths)
+        click.echo(f"paths: {checked}")
+        click.echo(f"configuration file: {group.config_file or 'none found'}")
+        width = max(len(key) for key in group.origins)
+        for key, origin in group.origins.items():
+            click.echo(f"  {key:<{width}}  {origin.value}  ({origin.source})")
+
+
+def _internal_error(error: BaseException, debug: bool) -> NoReturn:
     if debug:
         traceback.print_exc()
     click.echo(f"pbtxt-lint: internal error: {error!r} (run with --debug for details)", err=True)

@@ -67,9 +67,16 @@ def summary_line(result: LintResult) -> str:
         return f"{n} {word}{'' if n == 1 else 's'}"
 
     checked = f"Checked {plural(result.models, 'model')} ({plural(result.files, 'config file')})"
+    hidden = []
+    if result.suppressed:
+        hidden.append(f"{result.suppressed} suppressed")
+    if result.baselined:
+        hidden.append(f"{result.baselined} in the baseline")
+    tail = f" ({', '.join(hidden)})" if hidden else ""
     if not result.diagnostics:
-        return f"{checked}: no problems found."
-    return f"{checked}: {plural(errors, 'error')}, {plural(warnings, 'warning')}, {infos} info."
+        return f"{checked}: no problems found{tail}."
+    counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}, {infos} info"
+    return f"{checked}: {counts}{tail}."
 
 
 def render_text(result: LintResult, stream: TextIO, *, color: bool | None = None) -> None:
