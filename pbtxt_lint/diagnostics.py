@@ -76,6 +76,7 @@ class Diagnostic:
     model: str | None = None
     hint: str | None = None
     fix: Fix | None = field(default=None, compare=False)
+    stage: str | None = field(default=None, compare=False)  # Triton's stage (rules.base.Stage)
 
     def sort_key(self) -> tuple[str, int, int, str]:
         line = self.span.line if self.span else 0

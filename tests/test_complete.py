@@ -105,15 +105,19 @@ def test_nothing_is_completed_when_inputs_and_outputs_are_given(tmp_path: Path) 
 
 
 @pytest.mark.parametrize(
-    ("settings", "note"),
-    [({"auto_complete": False}, "auto-complete is disabled"), ({"config_only": True}, "--config")],
+    ("settings", "note", "io_known"),
+    [
+        ({"auto_complete": False}, "auto-complete is disabled", True),
+        ({"config_only": True}, "--config-only", False),
+    ],
 )
 def test_strict_mode_and_config_only_complete_nothing(
-    tmp_path: Path, settings: dict[str, bool], note: str
+    tmp_path: Path, settings: dict[str, bool], note: str, io_known: bool
 ) -> None:
     result = completed(make(tmp_path, 'backend: "onnxruntime"'), **settings)
     assert result.filled == frozenset() and result.note is not None
     assert result.note.startswith(note)
+    assert result.io_known is io_known
 
 
 def test_non_tensor_io_fails_auto_complete(tmp_path: Path) -> None:

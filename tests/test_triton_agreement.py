@@ -11,20 +11,19 @@ under CI=true (the oracle module fails instead).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from fixture_cases import Case, all_cases, materialize
 from oracle import TritonServer, fetch_error, find_tritonserver
 
-from pbtxt_lint.cli import cli
-from pbtxt_lint.rules import RULES_BY_CODE
+from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.linter import lint
 from pbtxt_lint.rules.base import Stage
+from pbtxt_lint.settings import Settings
 
-POLL_STAGES = {Stage.PARSE, Stage.POLL}
+POLL_STAGES = {Stage.PARSE.value, Stage.POLL.value}
 # Cases Triton cannot judge here: a FIFO config blocks its reader; `crash` cases take
 # the whole server down (a known tritonserver 2.51 segfault).
 CASES = [c for c in all_cases() if not c.fifos and "crash" not in c.name]
@@ -41,15 +40,20 @@ def server() -> TritonServer:
     return found
 
 
-def lint_errors(
-    folder: Path, args: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
-) -> dict[str, list[str]]:
-    monkeypatch.chdir(folder)
-    result = CliRunner().invoke(cli, ["check", ".", "--format", "json", *args])
-    errors: dict[str, list[str]] = {}
-    for diagnostic in json.loads(result.stdout)["diagnostics"]:
-        if diagnostic["severity"] == "error":
-            errors.setdefault(diagnostic["model"], []).append(diagnostic["code"])
+def lint_errors(folder: Path, args: tuple[str, ...]) -> dict[str, list[tuple[str, str]]]:
+    """Per model, our errors as (code, stage)."""
+    settings = Settings(
+        auto_complete="--disable-auto-complete-config" not in args,
+        model_config_name=_option(args, "--model-config-name"),
+        config_only="--config-only" in args,
+        gpus=int(gpus) if (gpus := _option(args, "--gpus")) is not None else None,
+    )
+    errors: dict[str, list[tuple[str, str]]] = {}
+    for diagnostic in lint([folder], settings).diagnostics:
+        if diagnostic.severity is Severity.ERROR and diagnostic.model is not None:
+            errors.setdefault(diagnostic.model, []).append(
+                (diagnostic.code, diagnostic.stage or "")
+            )
     return errors
 
 
@@ -58,20 +62,18 @@ def _option(args: tuple[str, ...], name: str) -> str | None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_triton_agrees(
-    case: Case, server: TritonServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_triton_agrees(case: Case, server: TritonServer, tmp_path: Path) -> None:
     folder = materialize(case, tmp_path)
     verdicts = server.validate(
         folder,
         auto_complete="--disable-auto-complete-config" not in case.args,
         model_config_name=_option(case.args, "--model-config-name"),
     )
-    ours = lint_errors(folder, case.args, monkeypatch)
+    ours = lint_errors(folder, case.args)
     problems = []
     for model, verdict in verdicts.items():
         codes = ours.get(model, [])
-        poll_codes = [c for c in codes if RULES_BY_CODE[c].stage in POLL_STAGES]
+        poll_codes = [code for code, stage in codes if stage in POLL_STAGES]
         if verdict.status == "rejected" and not codes:
             problems.append(
                 f"Triton rejects '{model}' ({verdict.message} {verdict.detail}) "

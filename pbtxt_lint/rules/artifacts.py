@@ -51,12 +51,18 @@ LOAD = Stage.LOAD
 # --- shared helpers -----------------------------------------------------------------------
 
 
-def _relative(text: str, context: ModelContext) -> str:
+def _shorten_paths(text: str, context: ModelContext) -> str:
     """Shorten absolute paths in reader messages to `<model>/...`."""
     return text.replace(f"{context.model.path.parent}{os.sep}", "")
 
 
-def _rel(artifact: VersionArtifact, context: ModelContext) -> str:
+def _readable(context: ModelContext) -> tuple[VersionArtifact, ...]:
+    """The loaded versions' artifacts, when pbtxt-lint reads their format (else none)."""
+    artifacts = context.artifacts
+    return artifacts.versions if artifacts.readable else ()
+
+
+def _shown(artifact: VersionArtifact, context: ModelContext) -> str:
     """`<model>/<version>/model.onnx`, the way the diagnostic's path shows it."""
     return artifact.opened.relative_to(context.model.path.parent).as_posix()
 
@@ -109,7 +115,7 @@ class _View:
 def _views(context: ModelContext) -> list[_View]:
     """Versions the backend validates: ONNX read, auto-complete (if any) succeeded."""
     views = []
-    for artifact in context.artifacts.versions:
+    for artifact in _readable(context):
         signature = artifact.signature
         if signature is None or signature.format != "onnx":
             continue
@@ -222,11 +228,12 @@ def _shape_issue(view: _View, pair: _Pair) -> _Shape | None:
         return None if all(d == 1 for d in shape) else _Shape.SCALAR
     if view.mbs > 0 and model[0] != -1:
         return _Shape.NOT_BATCHABLE
-    full = [-1, *shape] if view.mbs > 0 else shape
-    if _matches(model, full, exact=pair.kind == "output"):
+    exact = pair.kind == "output"
+    if _matches(model, [-1, *shape] if view.mbs > 0 else shape, exact):
         return None
-    if view.mbs > 0 and len(shape) == len(model) and shape[0] in (-1, 1):
-        return _Shape.BATCH_TWICE
+    if view.mbs > 0 and len(shape) == len(model):
+        if shape[0] in (-1, 1, view.mbs) or _matches(model[1:], shape[1:], exact):
+            return _Shape.BATCH_TWICE
     return _Shape.MISMATCH
 
 
@@ -309,10 +316,7 @@ def artifact_missing(context: ModelContext) -> Iterator[Finding]:
         resnet/config.pbtxt:  backend: "onnxruntime"  default_model_filename: "resnet50.onnx"
         resnet/1/resnet50.onnx
     """
-    artifacts = context.artifacts
-    if not artifacts.readable:
-        return
-    for artifact in artifacts.versions:
+    for artifact in _readable(context):
         if artifact.state is ArtifactState.MISSING:
             yield _missing(context, artifact)
 
@@ -338,7 +342,8 @@ def _missing(context: ModelContext, artifact: VersionArtifact) -> Finding:
         names: list[str] = []
     elif artifact.opened != artifact.path:
         detail = (
-            f"'{where}' is a folder, so Triton opens '{where}/model.onnx', which does not exist"
+            f"'{where}' is a folder, so Triton opens '{where}/{artifact.opened.name}', which "
+            "does not exist"
         )
         names = list(model.contents(f"{version}/{name}") or {})
     else:
@@ -366,7 +371,8 @@ def _missing(context: ModelContext, artifact: VersionArtifact) -> Finding:
         severity = WARNING
         detail += (
             "; GPU instances open cc_model_filenames[<compute capability>] instead when "
-            "the GPU's capability is listed, so only other GPUs fail"
+            "their GPU's capability is listed, but instances on other GPUs or on the CPU "
+            "need this file"
         )
     folder = artifact.folder if contents is not None else model.path
     return Finding(
@@ -398,12 +404,11 @@ def artifact_unreadable(context: ModelContext) -> Iterator[Finding]:
     Good:
         resnet/1/model.onnx   (the complete export; `onnx.checker.check_model` passes)
     """
-    for artifact in context.artifacts.versions:
-        rel = _rel(artifact, context)
+    for artifact in _readable(context):
         if artifact.state is ArtifactState.OUTSIDE:
             yield Finding(
-                f"{rel} links outside the repository; pbtxt-lint does not read it, so the "
-                "config was not compared with it",
+                f"{_shown(artifact, context)} links outside the repository; pbtxt-lint "
+                "does not read it, so the config was not compared with it",
                 file=artifact.path,
                 hint="check the linked model where it lives",
                 severity=INFO,
@@ -411,7 +416,7 @@ def artifact_unreadable(context: ModelContext) -> Iterator[Finding]:
         error = artifact.error
         if error is not None and error.kind != "lfs-pointer":
             yield Finding(
-                f"{_relative(error.message, context)}; the backend cannot load it, so Triton "
+                f"{_shorten_paths(error.message, context)}; the backend cannot load it, so Triton "
                 f"fails to load version {artifact.version} of '{context.model.name}'",
                 file=artifact.opened,
                 hint="re-export or re-download the model file",
@@ -421,7 +426,7 @@ def artifact_unreadable(context: ModelContext) -> Iterator[Finding]:
         for problem in signature.problems if signature else ():
             if problem.kind == "protobuf-too-large":
                 yield Finding(
-                    _relative(problem.message, context),
+                    _shorten_paths(problem.message, context),
                     file=artifact.opened,
                     hint="save the model with external data "
                     "(onnx.save_model(..., save_as_external_data=True))",
@@ -447,11 +452,11 @@ def artifact_lfs_pointer(context: ModelContext) -> Iterator[Finding]:
     Good:
         resnet/1/model.onnx   (the model, after `git lfs pull`)
     """
-    for artifact in context.artifacts.versions:
+    for artifact in _readable(context):
         error = artifact.error
         if error is not None and error.kind == "lfs-pointer":
             yield Finding(
-                f"{_rel(artifact, context)} is a Git LFS pointer, not the model, so the "
+                f"{_shown(artifact, context)} is a Git LFS pointer, not the model, so the "
                 "cross-check with config.pbtxt was skipped; deployed as-is, Triton fails to "
                 f"load version {artifact.version} of '{context.model.name}'",
                 file=artifact.opened,
@@ -467,12 +472,12 @@ _EXTERNAL_FAILURES = (
 
 
 def _external(context: ModelContext, kinds: Sequence[str], hint: str) -> Iterator[Finding]:
-    for artifact in context.artifacts.versions:
+    for artifact in _readable(context):
         signature = artifact.signature
         for problem in signature.problems if signature else ():
             if problem.kind in kinds:
                 yield Finding(
-                    f"{_rel(artifact, context)}: {_relative(problem.message, context)}",
+                    f"{_shown(artifact, context)}: {_shorten_paths(problem.message, context)}",
                     file=artifact.opened,
                     hint=hint,
                 )
@@ -555,7 +560,7 @@ def non_tensor_io(context: ModelContext) -> Iterator[Finding]:
     Good:
         model.onnx input "boxes": tensor(float) [n, 4]  (concatenate the sequence)
     """
-    for artifact in context.artifacts.versions:
+    for artifact in _readable(context):
         signature = artifact.signature
         if signature is None or signature.format != "onnx":
             continue
@@ -564,7 +569,7 @@ def non_tensor_io(context: ModelContext) -> Iterator[Finding]:
                 if spec.is_tensor:
                     continue
                 yield Finding(
-                    f'{kind} "{spec.name}" of {_rel(artifact, context)} is {spec.source_type} '
+                    f'{kind} "{spec.name}" of {_shown(artifact, context)} is {spec.source_type} '
                     f"({ort_io_type(spec)}), not a tensor; the ONNX Runtime backend serves "
                     f"only tensors, so Triton fails to load '{context.model.name}'",
                     file=artifact.opened,
@@ -574,7 +579,7 @@ def non_tensor_io(context: ModelContext) -> Iterator[Finding]:
 
 
 def _completion_errors(context: ModelContext, triton_id: str) -> Iterator[CompletedConfig]:
-    for artifact in context.artifacts.versions:
+    for artifact in _readable(context):
         if artifact.signature is None:
             continue
         completed = complete_config(context, artifact.version)
@@ -591,6 +596,7 @@ def _completion_errors(context: ModelContext, triton_id: str) -> Iterator[Comple
     triton="autofill failed for model '<model>': model does not support batching while "
     "non-zero max_batch_size is specified",
     stage=LOAD,
+    needs_config=False,
 )
 def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
     """When the config leaves inputs or outputs out, ONNX Runtime auto-completes it and
@@ -636,6 +642,7 @@ def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
     triton="autofilled max_batch_size to 4 for model '<model>' since batching is "
     "supporrted but no max_batch_size is specified in model configuration. Must specify "
     "max_batch_size to utilize autofill with a larger max batch size",
+    needs_config=False,
 )
 def autofilled_max_batch_size(context: ModelContext) -> Iterator[Finding]:
     """A config without max_batch_size (and without inputs or outputs) on a model whose
@@ -678,6 +685,7 @@ def autofilled_max_batch_size(context: ModelContext) -> Iterator[Finding]:
     "A config input or output name the model does not have.",
     triton="unexpected inference input '<name>', allowed inputs are: <a>, <b>",
     stage=LOAD,
+    needs_config=False,
 )
 def unknown_tensor_name(context: ModelContext) -> Iterator[Finding]:
     """Names are compared exactly with the graph's inputs (plus initializers that are
@@ -742,6 +750,7 @@ def _control_tensors(config: ModelConfig) -> list[tuple[int, int, str, str]]:
     "The config does not feed every required input of the model, or feeds more.",
     triton="unable to load model '<model>', configuration expects <n> inputs, model provides <k>",
     stage=LOAD,
+    needs_config=False,
 )
 def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime counts the graph's inputs (initializers excluded) and requires the
@@ -762,7 +771,7 @@ def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     def check(view: _View) -> Iterator[Finding]:
         config = view.config
         required = [spec.name for spec in graph_inputs(view.signature)]
-        controls = _control_tensors(config) if config.HasField("sequence_batching") else []
+        controls = _control_tensors(config)
         states = [state.input_name for state in config.sequence_batching.state]
         expected = (
             sum(1 for io in config.input if not io.optional)
@@ -818,6 +827,7 @@ def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     triton="unable to load model '<model>', configuration expects datatype <TYPE_X> for "
     "input '<name>', model provides TYPE_<Y>",
     stage=LOAD,
+    needs_config=False,
 )
 def data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime does not convert types: the config's data_type must be the graph's
@@ -870,6 +880,7 @@ def data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
     triton="unable to load model '<model>', configuration expects model provides input "
     "with shape [-1]  for ragged input '<name>', model provides <[..]>",
     stage=LOAD,
+    needs_config=False,
 )
 def ragged_input_shape(context: ModelContext) -> Iterator[Finding]:
     """A ragged input is fed to ONNX Runtime as the concatenation of all requests'
@@ -904,6 +915,7 @@ def ragged_input_shape(context: ModelContext) -> Iterator[Finding]:
     "should have at least 1 dimension and the first dimension must be -1; but shape "
     "expected by the model is <[..]>",
     stage=LOAD,
+    needs_config=False,
 )
 def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
     """With max_batch_size > 0 Triton puts the batch dim in front of every tensor, so the
@@ -944,6 +956,7 @@ def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
     "dimension because max_batch_size > 0 followed by the explicit tensor shape, making "
     "complete shape <[-1,..]>)",
     stage=LOAD,
+    needs_config=False,
 )
 def batch_dim_in_dims(context: ModelContext) -> Iterator[Finding]:
     """With max_batch_size > 0, `dims` is the shape of one sample: Triton prepends the
@@ -1039,6 +1052,7 @@ def _mismatch(view: _View, pair: _Pair) -> Finding:
     triton="model '<model>', tensor '<name>': the model expects <r> dimensions (shape "
     "<[..]>) but the model configuration specifies <k> dimensions (shape <[..]>)",
     stage=LOAD,
+    needs_config=False,
 )
 def shape_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime compares `[-1] + dims` (max_batch_size > 0) or `dims` (0) with the
@@ -1064,6 +1078,7 @@ def shape_mismatch(context: ModelContext) -> Iterator[Finding]:
     "in the model configuration when the model doesn't support batching. Model "
     "configuration provided: <[..]>.",
     stage=LOAD,
+    needs_config=False,
 )
 def scalar_dims(context: ModelContext) -> Iterator[Finding]:
     """For a rank-0 graph tensor ONNX Runtime skips the shape comparison and requires
@@ -1121,6 +1136,7 @@ def _control_type(control: ModelSequenceBatching.Control) -> str | None:
     triton="configuration specified sequence control '<name>', but model does not provide "
     "that input",
     stage=LOAD,
+    needs_config=False,
 )
 def sequence_control_mismatch(context: ModelContext) -> Iterator[Finding]:
     """Triton feeds START, END, READY and CORRID as model inputs: each named tensor must
@@ -1196,6 +1212,7 @@ def sequence_control_mismatch(context: ModelContext) -> Iterator[Finding]:
     triton="onnx runtime error 2: Invalid rank for input: <name> Got: 1 Expected: 0 Please "
     "fix either the inputs/outputs or the model.",
     stage=Stage.INFERENCE,
+    needs_config=False,
 )
 def scalar_input_with_batching(context: ModelContext) -> Iterator[Finding]:
     """The load succeeds (ONNX Runtime does not compare scalar shapes), but with
@@ -1236,6 +1253,7 @@ def scalar_input_with_batching(context: ModelContext) -> Iterator[Finding]:
     WARNING,
     "Inputs whose dims the model declares equal get different sizes in the config.",
     stage=Stage.INFERENCE,
+    needs_config=False,
 )
 def shared_dim_conflict(context: ModelContext) -> Iterator[Finding]:
     """Exporters give dims that must be equal the same name (`input_ids [batch, seq]`,

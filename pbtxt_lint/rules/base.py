@@ -50,6 +50,7 @@ class Finding:
     file: Path | None = None  # another file or folder the finding is about
     span: Span | None = None  # an exact span (parser problems)
     severity: Severity | None = None  # a documented per-finding downgrade
+    stage: Stage | None = None  # when Triton reports it, where that depends on the mode
 
 
 @dataclass

@@ -935,6 +935,14 @@ def optional_input_unsupported(context: ModelContext) -> Iterator[Finding]:
             )
 
 
+def _labelled_twice(config: ModelConfig, tensor: _Tensor) -> bool:
+    """An output that repeats an earlier one's name, both with a label_filename."""
+    if not isinstance(tensor.io, ModelOutput) or not tensor.io.label_filename:
+        return False
+    earlier = config.output[: tensor.index]
+    return any(o.name == tensor.io.name and o.label_filename for o in earlier)
+
+
 def _duplicate_consequence(config: ModelConfig, tensor: _Tensor) -> tuple[str, Severity]:
     """What Triton and the backend do with a tensor name used twice."""
     if backend_of(config) == "tensorrt":
@@ -984,7 +992,8 @@ def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
     first declaration and ignores the rest, but still counts every non-optional input
     as required, so with a duplicated required input no request can ever be complete
     and every request fails. TensorRT refuses the model when it binds a name twice
-    (an input and an output sharing a name included). Elsewhere a duplicated output,
+    (an input and an output sharing a name included). Two outputs of one name that both
+    have a label_filename are refused too (PL716). Elsewhere a duplicated output,
     or an input and an output with one name, load and only confuse clients and
     ensembles (warning).
 
@@ -1007,6 +1016,8 @@ def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
         seen[tensor.kind].add(name)
         if not name or not (duplicate or clash):
             continue  # unnamed tensors are PL201's
+        if duplicate and _labelled_twice(config, tensor):
+            continue  # PL716: Triton refuses two label files for one output
         text, severity = _duplicate_consequence(config, tensor)
         if duplicate:
             problem = f"{tensor.label} is declared twice; {text}"

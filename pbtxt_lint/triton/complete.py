@@ -55,7 +55,10 @@ class CompletionError:
 
 @dataclass(frozen=True)
 class CompletedConfig:
-    """The config Triton validates after the backend's auto-complete, and how it got there."""
+    """The config Triton validates after the backend's auto-complete, and how it got there.
+
+    `config` may be the context's own effective config: copy it before changing it.
+    """
 
     config: ModelConfig | None
     """None when the core cannot even complete the config (it does not parse, ...)."""
@@ -67,6 +70,9 @@ class CompletedConfig:
     error: CompletionError | None = None
     note: str | None = None
     """Why the backend filled nothing, or what could not be emulated."""
+    io_known: bool = True
+    """False when the backend may fill inputs or outputs but that could not be emulated
+    (no emulation for the backend, --config-only, the artifact was not read)."""
 
 
 @dataclass(frozen=True)
@@ -208,7 +214,10 @@ def _complete(
     completer = COMPLETERS.get(fmt) if fmt else None
     if completer is None:
         what = effective.backend or effective.platform or "this model"
-        return CompletedConfig(effective, note=f"auto-complete of '{what}' is not emulated")
+        complete_io = bool(effective.input or effective.batch_input) and bool(effective.output)
+        return CompletedConfig(
+            effective, note=f"auto-complete of '{what}' is not emulated", io_known=complete_io
+        )
     skip = completer.skip_reason(effective)
     if skip is not None:
         return CompletedConfig(effective, note=skip)
@@ -217,13 +226,16 @@ def _complete(
             effective,
             note="--config-only: the model file was not read, so what the "
             "backend fills in is unknown",
+            io_known=False,
         )
     artifact = artifacts.version(version)
     if artifact is None:
-        return CompletedConfig(effective, note="no version of the model is loaded")
+        return CompletedConfig(effective, note="no version of the model is loaded", io_known=False)
     if artifact.state is ArtifactState.MISSING:
         message = f"unable to find '{artifact.opened}' for model instance '{effective.name}'"
-        return CompletedConfig(effective, artifact.version, error=CompletionError("R500", message))
+        return CompletedConfig(
+            effective, artifact.version, error=CompletionError("R500", message), io_known=False
+        )
     signature = artifact.signature
     if signature is None:
         reason = artifact.error.message if artifact.error else "it is outside the repository"
@@ -232,11 +244,14 @@ def _complete(
             artifact.version,
             note=f"{artifact.opened} was not read: {reason}",
             error=CompletionError("artifact", reason) if artifact.error else None,
+            io_known=False,
         )
     try:
         completed, filled = completer.complete(effective, signature)
     except CompletionFailed as failed:
-        return CompletedConfig(effective, artifact.version, signature, error=failed.error)
+        return CompletedConfig(
+            effective, artifact.version, signature, error=failed.error, io_known=False
+        )
     # The core copies the backend's fields back and normalises again (UpdateModelConfig).
     renormalized = core_autofill(effective.name, completed, None).config
     return CompletedConfig(renormalized, artifact.version, signature, filled)
