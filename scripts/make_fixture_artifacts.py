@@ -26,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
+EXAMPLES = ROOT / "examples" / "model_repository"
 sys.path.insert(0, str(ROOT / "tests"))
 
 from onnx import TensorProto  # noqa: E402  (dev-only script: onnx builds the models)
@@ -229,6 +230,29 @@ ARTIFACTS: dict[str, Spec] = {
 }
 """Fixture file (relative to tests/fixtures/rules) -> how it is made."""
 
+EXAMPLE_ARTIFACTS: dict[str, Spec] = {
+    # A sentence encoder exported with dynamic batch and sequence axes; the config
+    # writes the hidden size as 384 where the model says 768.
+    "text_encoder/1/model.onnx": Graph(
+        [
+            ("input_ids", INT64, ["batch", "sequence"]),
+            ("attention_mask", INT64, ["batch", "sequence"]),
+        ],
+        [("last_hidden_state", FLOAT, ["batch", "sequence", 768])],
+    ),
+    # An image classifier exported with a fixed batch of 1.
+    "resnet50/01/model.onnx": Graph(
+        [("input", FLOAT, [1, 3, 224, 224])], [("logits", FLOAT, [1, 1000])]
+    ),
+}
+"""Example repository file (relative to examples/model_repository) -> how it is made."""
+
+TABLES: list[tuple[Path, dict[str, Spec], int]] = [
+    (FIXTURES, ARTIFACTS, 2),  # a case is <CODE>/<case>
+    (EXAMPLES, EXAMPLE_ARTIFACTS, 1),  # a case is <model>
+]
+"""(base folder, table relative to it, path parts that name one case)."""
+
 
 def generated_files(root: Path) -> list[Path]:
     """Every file and link below `root` that the table accounts for (data files too)."""
@@ -240,10 +264,10 @@ def generated_files(root: Path) -> list[Path]:
     )
 
 
-def write_all(root: Path) -> None:
-    """Write every table entry below `root` (a copy of tests/fixtures/rules)."""
-    for relative, spec in ARTIFACTS.items():
-        path = root / relative
+def write_all(base: Path, table: dict[str, Spec]) -> None:
+    """Write every table entry below `base` (the real folder or a scratch copy)."""
+    for relative, spec in table.items():
+        path = base / relative
         if path.is_symlink() or path.is_file():
             path.unlink()
         elif path.is_dir():
@@ -258,23 +282,25 @@ def same(a: Path, b: Path) -> bool:
 
 
 def differences() -> list[str]:
-    """Files the table would write differently (or not at all) in the committed fixtures."""
-    with tempfile.TemporaryDirectory() as scratch:
-        fresh = Path(scratch)
-        write_all(fresh)
-        produced = {p.relative_to(fresh) for p in generated_files(fresh)}
-        problems = [
-            f"{rel}: differs from what the table produces"
-            for rel in sorted(produced)
-            if not same(fresh / rel, FIXTURES / rel)
-        ]
-        cases = {Path(*Path(r).parts[:2]) for r in ARTIFACTS}
-        for case in sorted(cases):
-            for path in generated_files(FIXTURES / case):
-                rel = path.relative_to(FIXTURES)
-                if rel not in produced:
-                    problems.append(f"{rel}: not produced by the table (stale?)")
-        return problems
+    """Files a table would write differently (or not at all) in the committed tree."""
+    problems = []
+    for base, table, depth in TABLES:
+        with tempfile.TemporaryDirectory() as scratch:
+            fresh = Path(scratch)
+            write_all(fresh, table)
+            produced = {p.relative_to(fresh) for p in generated_files(fresh)}
+            problems += [
+                f"{base / rel}: differs from what the table produces"
+                for rel in sorted(produced)
+                if not same(fresh / rel, base / rel)
+            ]
+            cases = {Path(*Path(r).parts[:depth]) for r in table}
+            for case in sorted(cases):
+                for path in generated_files(base / case):
+                    rel = path.relative_to(base)
+                    if rel not in produced:
+                        problems.append(f"{base / rel}: not produced by the table (stale?)")
+    return problems
 
 
 def main() -> int:
@@ -286,8 +312,9 @@ def main() -> int:
         for problem in problems:
             print(problem, file=sys.stderr)
         return 1 if problems else 0
-    write_all(FIXTURES)
-    print(f"wrote {len(ARTIFACTS)} fixture artifacts under {FIXTURES.relative_to(ROOT)}")
+    for base, table, _ in TABLES:
+        write_all(base, table)
+        print(f"wrote {len(table)} artifacts under {base.relative_to(ROOT)}")
     return 0
 
 

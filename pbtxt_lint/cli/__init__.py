@@ -17,6 +17,8 @@ COMMANDS: dict[str, str] = {
     "check": "pbtxt_lint.cli.check:check",
     "rules": "pbtxt_lint.cli.rules:list_rules",
     "explain": "pbtxt_lint.cli.rules:explain",
+    "complete": "pbtxt_lint.cli.complete:complete",
+    "init": "pbtxt_lint.cli.complete:init",
     "fmt": "pbtxt_lint.cli.fmt:fmt",
     "schema": "pbtxt_lint.cli.schema:schema",
     "convert": "pbtxt_lint.cli.convert:convert",
