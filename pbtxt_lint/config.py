@@ -140,14 +140,17 @@ def find_config_file(start: Path) -> Path | None:
     if not folder.is_dir():
         folder = folder.parent
     for candidate in (folder, *folder.parents):
-        dedicated = candidate / DEDICATED
-        if dedicated.is_file():
-            return dedicated
-        pyproject = candidate / PYPROJECT
-        if pyproject.is_file() and _has_tool_table(pyproject):
-            return pyproject
-        if (candidate / ".git").exists():
-            return None
+        try:
+            dedicated = candidate / DEDICATED
+            if dedicated.is_file():
+                return dedicated
+            pyproject = candidate / PYPROJECT
+            if pyproject.is_file() and _has_tool_table(pyproject):
+                return pyproject
+            if (candidate / ".git").exists():
+                return None
+        except OSError:  # a folder we may not look into holds no configuration for us
+            continue
     return None
 
 
@@ -176,7 +179,7 @@ def load_table(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), "not valid UTF-8") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(str(path), f"invalid TOML: {error}") from None
-    if path.name == DEDICATED:
+    if path.name != PYPROJECT:
         return document
     tool = document.get("tool", {})
     table = tool.get("pbtxt-lint", {}) if isinstance(tool, dict) else {}

@@ -16,7 +16,7 @@ README_END = "<!-- rules:end -->"
 def _family_rules() -> list[tuple[str, str, list[Rule]]]:
     return [
         (prefix, title, [r for r in ALL_RULES if r.code.startswith(prefix)])
-        for prefix, (title, _) in FAMILIES.items()
+        for prefix, title in FAMILIES.items()
     ]
 
 

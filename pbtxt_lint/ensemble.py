@@ -139,13 +139,6 @@ class ComposingModel:
     def io_known(self) -> bool:
         return self.completed is not None and self.completed.io_known
 
-    @property
-    def is_ensemble(self) -> bool:
-        config = self.config
-        return config is not None and (
-            config.platform == ENSEMBLE_PLATFORM or config.HasField("ensemble_scheduling")
-        )
-
 
 def written_config(folder: ModelFolder, auto_complete: bool) -> ModelConfig | None:
     """The config as written; empty when the file is missing and Triton may fill it."""
@@ -341,7 +334,6 @@ class Tensor:
     writers: list[Endpoint] = field(default_factory=list)
     readers: list[Endpoint] = field(default_factory=list)
     ready: bool = False  # becomes available when the ensemble runs (Triton's reachability)
-    problems: list[str] = field(default_factory=list)
 
     @property
     def mentioned(self) -> bool:
@@ -349,8 +341,8 @@ class Tensor:
         return bool(self.writers or self.readers)
 
     def endpoints(self) -> list[Endpoint]:
-        """In Triton's order of registration: ensemble input, output, then the steps."""
-        found = [e for e in (self.input, self.output) if e is not None]
+        """In Triton's order of registration: the ensemble input (else output), then steps."""
+        found = [self.input] if self.input else [self.output] if self.output else []
         steps = sorted({e.step.index for e in self.readers + self.writers if e.step})
         for index in steps:
             found += [e for e in self.readers if e.step and e.step.index == index]
@@ -691,7 +683,7 @@ class _Analysis:
         for t in self.graph.tensors.values():
             if t.ready or not t.readers or t.writers or t.input is not None:
                 continue
-            if t.output is not None and not t.writers:
+            if t.output is not None:
                 continue  # an output nobody writes: ensemble-output-not-written
             for reader in t.readers:
                 reader.problems.append("nothing writes it")
@@ -709,15 +701,19 @@ class _Analysis:
                 "read a tensor that exists, or add the step that produces it",
             )
         for cycle in self.step_cycles():
-            head = cycle[0]
-            chain = " -> ".join(s.label for s in cycle + [head])
-            for step in cycle:
+            links = []
+            for step, after in zip(cycle, cycle[1:] + cycle[:1], strict=True):
                 step.problems.append("waits for itself (cycle)")
-            read = next(r for r in head.reads if self.writer_of(r.tensor) in cycle)
+                tensor = next(r.tensor for r in step.reads if self.writer_of(r.tensor) is after)
+                who = f"{after.label}" if after is not cycle[0] else f"{after.label} itself"
+                links.append(f"`{tensor}`, written by {who}")
+            head = cycle[0]
+            read = next(r for r in head.reads if self.writer_of(r.tensor) is cycle[1 % len(cycle)])
             self.add(
                 "tensor-not-written",
-                f"{head.label} reads `{read.tensor}`, which depends on {head.label}'s own "
-                f"output ({chain}); these steps wait for each other and never run",
+                f"{head.label} reads "
+                + ", which reads ".join(links)
+                + "; these steps wait for each other and never run",
                 read.value_path,
                 "break the cycle: a step cannot consume what it (indirectly) produces",
             )
@@ -892,7 +888,10 @@ class _Analysis:
         for step in self.model_steps():
             model = step.model
             assert model is not None and model.folder is not None
-            if model.completed is None or model.completed.io_known:
+            if model.completed is None:
+                step.problems.append(f"`{model.name}` has no usable config")
+                continue
+            if model.completed.io_known:
                 continue
             self.add(
                 "composing-io-unknown",

@@ -42,13 +42,17 @@ def apply_fixes(
     With `write=False` nothing is written and each outcome carries the diff that
     `--fix` would apply.
     """
-    by_file: dict[Path, list[Fix]] = {}
+    by_file: dict[str, tuple[Path, list[Fix]]] = {}
     for diagnostic in diagnostics:
         fix = diagnostic.fix
         if fix is None or not fix.edits or not (fix.safe or unsafe):
             continue
-        by_file.setdefault(diagnostic.path, []).append(fix)
-    return [_fix_file(path, fixes, write) for path, fixes in sorted(by_file.items())]
+        # One group per file, however it is named (relative, absolute, via a symlink):
+        # two groups for one file would apply stale offsets to already edited text.
+        key = os.path.realpath(diagnostic.path)
+        by_file.setdefault(key, (diagnostic.path, []))[1].append(fix)
+    groups = sorted(by_file.values(), key=lambda group: str(group[0]))
+    return [_fix_file(path, fixes, write) for path, fixes in groups]
 
 
 def apply_edits(text: str, fixes: Iterable[Fix]) -> tuple[str, int]:

@@ -15,6 +15,7 @@ here; the JSON Schema (`schema/json_schema.py`) decides what is valid, and proto
 from __future__ import annotations
 
 import bisect
+import importlib
 import json
 import re
 from collections.abc import Callable
@@ -43,6 +44,7 @@ from pbtxt_lint.textproto.tokenizer import Token, TokenKind
 from pbtxt_lint.textproto.tree import Block, Document, Field, ListValue, Scalar
 
 _WHITESPACE = " \t\n\r"
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _MAX_DEPTH = 200
 _BOM = "\ufeff"
@@ -187,12 +189,28 @@ class _Reader:
         raise self.unexpected("expected a value")
 
     def string(self) -> tuple[str, int]:
+        start = self.pos
+        match = _STRING.match(self.text, start)
+        if match is None:
+            end = start + 1
+            while end < len(self.text) and self.text[end] not in '"\n':
+                end += 2 if self.text[end] == "\\" else 1
+            if end < len(self.text) and self.text[end] == '"':
+                control = next(i for i in range(start + 1, end) if self.text[i] < " ")
+                raise JsonSyntaxError(
+                    "a control character (such as a tab) inside a string",
+                    control,
+                    "write it as an escape: \\t, \\n",
+                )
+            raise JsonSyntaxError("string is not closed on its line", start, "add the closing '\"'")
         try:
-            decoded, end = json.decoder.scanstring(self.text, self.pos + 1, True)
+            decoded = json.loads(match.group())
         except json.JSONDecodeError as error:
-            raise JsonSyntaxError(error.msg.lower(), error.pos) from None
-        self.pos = end
-        return decoded, end
+            raise JsonSyntaxError(
+                f"bad escape in string ({error.msg})", start + error.pos
+            ) from None
+        self.pos = match.end()
+        return decoded, self.pos
 
     def object(self) -> JsonValue:
         start = self.pos
@@ -285,6 +303,16 @@ class JsonPositions:
             end_line, end_column = line, column + 1
         return Span(line, column, end_line, max(end_column, column + 1))
 
+    def brackets(self, value: JsonValue) -> tuple[Token, Token]:
+        """The opening and closing token of an object or array."""
+        return (
+            self.token(TokenKind.SYMBOL, value.start, value.start + 1),
+            self.token(TokenKind.SYMBOL, value.end - 1, value.end),
+        )
+
+    def colon(self, member: JsonMember) -> Token:
+        return self.token(TokenKind.SYMBOL, member.colon, member.colon + 1)
+
     def scalar(self, value: JsonValue) -> Scalar:
         kinds = {"string": TokenKind.STRING, "number": TokenKind.NUMBER}
         return Scalar(
@@ -320,11 +348,11 @@ def _escape_offsets(file_text: str, literal: JsonValue) -> list[int]:
 
 @cache
 def _validator() -> Any:
-    from jsonschema import Draft202012Validator
-
+    """The JSON Schema validator, built once (jsonschema is imported only when needed)."""
     from pbtxt_lint.schema.json_schema import model_config_schema
 
-    return Draft202012Validator(model_config_schema())
+    jsonschema = importlib.import_module("jsonschema")
+    return jsonschema.Draft202012Validator(model_config_schema())
 
 
 def _field_named(descriptor: Descriptor, key: str) -> FieldDescriptor | None:
@@ -372,28 +400,18 @@ class _Binder:
         p = self.positions
         if value.kind == "object":
             fields = [
-                Field(
-                    self.key_token(m),
-                    p.token(TokenKind.SYMBOL, m.colon, m.colon + 1),
-                    self.generic(m.value),
-                )
-                for m in value.members
+                Field(self.key_token(m), p.colon(m), self.generic(m.value)) for m in value.members
             ]
-            return Block(
-                p.token(TokenKind.SYMBOL, value.start, value.start + 1),
-                fields,
-                p.token(TokenKind.SYMBOL, value.end - 1, value.end),
-            )
+            open_token, close_token = p.brackets(value)
+            return Block(open_token, fields, close_token)
         if value.kind == "array":
             items: list[Scalar | Block] = []
             for item in value.items:
                 node = self.generic(item)
+                # Text format has no list of lists; the inner list's `[` stands for it.
                 items.append(node if not isinstance(node, ListValue) else Scalar([node.open]))
-            return ListValue(
-                p.token(TokenKind.SYMBOL, value.start, value.start + 1),
-                items,
-                p.token(TokenKind.SYMBOL, value.end - 1, value.end),
-            )
+            open_token, close_token = p.brackets(value)
+            return ListValue(open_token, items, close_token)
         return p.scalar(value)
 
     def message(
@@ -419,13 +437,8 @@ class _Binder:
                 )
             seen_keys[member.key] = member
             if fd is None:
-                fields.append(
-                    Field(
-                        self.key_token(member),
-                        p.token(TokenKind.SYMBOL, member.colon, member.colon + 1),
-                        self.generic(member.value),
-                    )
-                )
+                generic = Field(self.key_token(member), p.colon(member), self.generic(member.value))
+                fields.append(generic)
                 continue  # reported through the schema, with a suggestion
             other = seen_fields.get(fd.name)
             if other is not None and other.key != member.key:
@@ -450,37 +463,24 @@ class _Binder:
                     )
                 seen_oneofs.setdefault(oneof.name, (fd, member))
             fields.append(self.field(member, fd, path + (fd.name,)))
-        return Block(
-            p.token(TokenKind.SYMBOL, value.start, value.start + 1),
-            fields,
-            p.token(TokenKind.SYMBOL, value.end - 1, value.end),
-        )
+        open_token, close_token = p.brackets(value)
+        return Block(open_token, fields, close_token)
 
     def field(
         self, member: JsonMember, fd: FieldDescriptor, path: tuple[PathElement, ...]
     ) -> Field:
         p = self.positions
         name = self.key_token(member)
-        colon = p.token(TokenKind.SYMBOL, member.colon, member.colon + 1)
+        colon = p.colon(member)
         value = member.value
         if value.kind == "null":
             return Field(name, colon, p.scalar(value))
         if is_map(fd) and value.kind == "object":
             node = Field(name, colon, self.map(value, fd, path))
         elif is_repeated(fd) and not is_map(fd) and value.kind == "array":
-            items: list[Scalar | Block] = []
-            for index, item in enumerate(value.items):
-                element = self.element(item, fd, path + (index,))
-                items.append(element)
-            node = Field(
-                name,
-                colon,
-                ListValue(
-                    p.token(TokenKind.SYMBOL, value.start, value.start + 1),
-                    items,
-                    p.token(TokenKind.SYMBOL, value.end - 1, value.end),
-                ),
-            )
+            items = [self.element(item, fd, path + (i,)) for i, item in enumerate(value.items)]
+            open_token, close_token = p.brackets(value)
+            node = Field(name, colon, ListValue(open_token, items, close_token))
         elif not is_repeated(fd):
             element = self.element(value, fd, path, record=False)
             node = Field(name, colon, element)
@@ -541,15 +541,11 @@ class _Binder:
             key_node = Scalar([name])
             self.source_map.add(entry_path, Located(name, node, node))
             self.source_map.add(entry_path + ("key",), Located(None, key_node, key_node))
-            colon = p.token(TokenKind.SYMBOL, member.colon, member.colon + 1)
-            value_field = Field(name, colon, node)
+            value_field = Field(name, p.colon(member), node)
             self.source_map.add(entry_path + ("value",), Located(name, node, value_field))
             fields.append(value_field)
-        return Block(
-            p.token(TokenKind.SYMBOL, value.start, value.start + 1),
-            fields,
-            p.token(TokenKind.SYMBOL, value.end - 1, value.end),
-        )
+        open_token, close_token = p.brackets(value)
+        return Block(open_token, fields, close_token)
 
     def check_scalar(self, value: JsonValue, fd: FieldDescriptor) -> None:
         """What the schema cannot say: integers written as strings must fit too."""
@@ -885,12 +881,15 @@ def parse_json_config(data: bytes) -> ParsedConfig:
         fields = []
     translator = _Translator(root, positions, editable)
     python = root.to_python()
-    for error in sorted(
+    for schema_error in sorted(
         _validator().iter_errors(python), key=lambda e: [str(p) for p in e.absolute_path]
     ):
-        translator.translate(error)
+        translator.translate(schema_error)
     ours = binder.problems + translator.problems
-    document = Document(fields, sorted(positions.tokens, key=lambda t: t.start), [])
+    tokens = sorted(positions.tokens, key=lambda t: t.start)
+    line, column = positions.line_column(len(body))
+    tokens.append(Token(TokenKind.EOF, "", len(body), line, column))
+    document = Document(fields, tokens, [])
     if any(p.kind not in (ProblemKind.DUPLICATE_MAP_KEY,) for p in ours) or has_bom:
         return ParsedConfig(text, None, document, binder.source_map, problems + ours)
     config = ModelConfig()

@@ -161,6 +161,7 @@ def _to_diagnostic(rule: Rule, context: ModelContext, finding: Finding) -> Diagn
         model=context.model.name,
         hint=finding.hint,
         fix=finding.fix,
+        stage=(finding.stage or rule.stage).value,
     )
 
 

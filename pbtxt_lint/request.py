@@ -164,9 +164,11 @@ class RequestChecker:
         self.check_input_names(root, inputs)
         batch = self.check_batch(readable)
         for entry in readable:
-            self.check_input(entry, batch)
+            self.check_input(entry)
         self.check_sequence(root, batch)
-        return self.problems
+        return sorted(
+            self.problems, key=lambda p: (p.span.line, p.span.column) if p.span else (0, 0)
+        )
 
     def read_inputs(self, root: JsonValue) -> list[_Input]:
         member = root.member("inputs")
@@ -310,7 +312,7 @@ class RequestChecker:
         tensor = self.config_inputs.get(name or "")
         if tensor is None:
             return None
-        return f'write "shape": {_shape(self.suggested_shape(tensor, None, 1))}'
+        return f'write "shape": {_shape(self.suggested_shape(tensor, None))}'
 
     def read_shape(self, entry: _Input, node: JsonValue) -> list[int] | None:
         dims = []
@@ -379,14 +381,27 @@ class RequestChecker:
                 )
         else:
             answer = "Unable to parse 'data': Shape does not match true shape of 'data' field"
-        self.report(
-            "data-count",
-            counted,
-            data,
-            answer,
-            "make the shape and the number of values agree (data may be flat or nested)",
-        )
+        nested = self.nested_shape(data)
+        hint = "make the shape and the number of values agree (data may be flat or nested)"
+        if nested is not None and len(nested) > 1:
+            hint = (
+                f'the nesting of "data" is shape {_shape(nested)}: send that shape, or {expected} '
+                "values"
+            )
+        self.report("data-count", counted, data, answer, hint)
         return False
+
+    def nested_shape(self, node: JsonValue) -> list[int] | None:
+        """The shape of regularly nested lists (`[[1, 2], [3, 4]]` -> [2, 2]), or None."""
+        if node.kind != "array":
+            return []
+        inner = [self.nested_shape(item) for item in node.items]
+        if not inner:
+            return [0]
+        first = inner[0]
+        if first is None or any(shape != first for shape in inner):
+            return None
+        return [len(node.items), *first]
 
     def flatten(self, node: JsonValue) -> Iterator[JsonValue]:
         if node.kind == "array":
@@ -523,7 +538,7 @@ class RequestChecker:
                     shape_node,
                     f"input '{entry.name}' has no shape but model requires batch dimension for "
                     f"'{self.model}'",
-                    f'write "shape": {_shape(self.suggested_shape(tensor, None, 1))}',
+                    f'write "shape": {_shape(self.suggested_shape(tensor, None))}',
                 )
                 entry.parsed = False
                 continue
@@ -556,26 +571,22 @@ class RequestChecker:
         member = entry.node.member("shape")
         return member.value if member is not None else entry.node
 
-    def suggested_shape(
-        self, tensor: Any, written: list[int] | None, batch: int | None
-    ) -> list[int]:
-        """A shape the server accepts: the config's dims with -1 filled from what was
-        written where possible (else 1), the batch dimension first when batching."""
+    def suggested_shape(self, tensor: Any, written: list[int] | None) -> list[int]:
+        """A shape the server accepts: the config's dims with each -1 filled from what
+        was written where the ranks line up (else 1), and the batch dimension first
+        when batching (as written when there is one, else 1)."""
         dims = list(tensor.dims)
-        body = written or []
+        written = written or []
+        prefix: list[int] = []
         if self.config.max_batch_size > 0 and not tensor.is_shape_tensor:
-            if len(body) == len(dims) + 1:
-                body = body[1:]
-            prefix = [batch if batch is not None else 1]
-        else:
-            prefix = []
-        filled = [
-            (body[i] if i < len(body) and len(body) == len(dims) else 1) if d == -1 else d
-            for i, d in enumerate(dims)
-        ]
+            prefix = [1]
+            if len(written) == len(dims) + 1:
+                prefix, written = [min(written[0], self.config.max_batch_size) or 1], written[1:]
+        same_rank = len(written) == len(dims)
+        filled = [(written[i] if same_rank else 1) if d == -1 else d for i, d in enumerate(dims)]
         return prefix + filled
 
-    def check_input(self, entry: _Input, batch: int | None) -> None:
+    def check_input(self, entry: _Input) -> None:
         tensor = self.config_inputs.get(entry.name or "")
         if tensor is None or entry.shape is None or entry.datatype is None or not entry.parsed:
             return
@@ -616,7 +627,7 @@ class RequestChecker:
             explanation += (
                 f" (requests are checked against dims, not reshape {_shape(tensor.reshape.shape)})"
             )
-        suggestion = self.suggested_shape(tensor, entry.shape, batch)
+        suggestion = self.suggested_shape(tensor, entry.shape)
         hint = f'send "shape": {_shape(suggestion)}'
         if batching and len(entry.shape) == len(dims):
             hint += " (the batch dimension comes first)"

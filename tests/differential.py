@@ -52,7 +52,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, cast
 
@@ -69,6 +69,7 @@ from pbtxt_lint.rules.base import Stage
 from pbtxt_lint.schema import DATA_TYPE_DESCRIPTOR, ModelConfig
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.textproto.binder import is_map, is_repeated, message_type
+from pbtxt_lint.textproto.parse import parse_config
 from pbtxt_lint.textproto.tokenizer import Token, TokenKind, tokenize
 from pbtxt_lint.textproto.tree import Block, Field, ListValue, parse_tree
 
@@ -361,7 +362,7 @@ class RandomModels:
             self._platform(rng, config, kind)
             return config, names
         self._platform(rng, config, kind)
-        mbs = rng.choice((0, 0, 1, 4, 8, 8, 16, -1, None))
+        mbs = rng.choices((0, 1, 4, 8, 16, -1, None), weights=(25, 8, 15, 25, 10, 3, 14))[0]
         if mbs is not None:
             config.max_batch_size = mbs
         inputs = self._tensors(rng, config, "input", "INPUT")
@@ -438,11 +439,11 @@ class RandomModels:
             names.append(tensor.name)
             if rng.random() < 0.95:
                 set_enum(tensor, "data_type", rng.choice(REAL_TYPES))
-            rank = rng.choice((1, 1, 2, 3, 3, 0))
+            rank = rng.choices((1, 2, 3, 0), weights=(35, 25, 35, 5))[0]
             if rank == 3 and field_name == "input" and rng.random() < 0.15:
                 set_enum(tensor, "format", rng.choice(("FORMAT_NHWC", "FORMAT_NCHW")))
             tensor.dims.extend(rng.choice(SMALL_DIMS[:8]) for _ in range(rank))
-            if tensor.dims and rng.random() < 0.12:
+            if tensor.dims and rng.random() < 0.06:
                 tensor.dims[rng.randrange(len(tensor.dims))] = rng.choice((0, -2, -1))
             if rng.random() < 0.06:
                 tensor.reshape.SetInParent()
@@ -464,8 +465,8 @@ class RandomModels:
         batching = config.dynamic_batching
         batching.SetInParent()
         mbs = config.max_batch_size
-        if rng.random() < 0.6:
-            sizes = (mbs, mbs // 2, mbs + 1, mbs - 1, 1, 0, -1, 2 * mbs)
+        if rng.random() < (0.6 if mbs > 0 else 0.1):
+            sizes = (mbs, mbs, mbs, max(mbs // 2, 1), 1, mbs + 1, 0, -1, 2 * mbs)
             batching.preferred_batch_size.extend(
                 rng.choice(sizes) for _ in range(rng.choice((1, 1, 2, 3)))
             )
@@ -1074,3 +1075,410 @@ def _reachable(start: str, steps: Mapping[str, set[str]]) -> set[str]:
     return seen
 
 
+# =========================================================================== judging
+
+Kind = Literal["agree", "passed_poll", "skipped", "missed", "false_alarm", "internal_error"]
+DISAGREEMENTS: tuple[Kind, ...] = ("missed", "false_alarm", "internal_error")
+AFTER_DEPENDENCIES = frozenset({"PL107", "PL516"})
+"""Poll-stage rules Triton applies to an ensemble only once its composing models have
+loaded (``CheckNode`` first, then version selection): never reached here, where no
+model loads, so an ensemble Triton stopped at a composing model says nothing on them."""
+NEWER_WORDS = ("model_metrics", "max_inflight_requests", "torch_aoti", "model.pt2")
+"""What tritonserver 2.51 does not know but pbtxt-lint (Triton 2.73) accepts: two fields
+it refuses as unknown, and the ``torch_aoti`` platform with its ``model.pt2`` file."""
+PARSE_FAILED = "failed to read text proto"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Both verdicts on one model."""
+
+    model: str
+    group: Group
+    verdict: Verdict
+    diagnostics: tuple[Diagnostic, ...]
+    kind: Kind
+    note: str = ""
+    """Why it was skipped, or the internal error."""
+    cause: str = ""
+    """For a disagreement that is not a root cause: ``parser`` (protobuf's python and
+    C++ parsers disagree on this text) or the composing model whose disagreement made
+    this ensemble's."""
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    @property
+    def is_disagreement(self) -> bool:
+        return self.kind in DISAGREEMENTS
+
+
+def newer_than_oracle(files: Files) -> str | None:
+    """The first feature of this model folder that tritonserver 2.51 predates, if any."""
+    config = files.get(CONFIG, b"").decode("utf-8", "replace")
+    for word in NEWER_WORDS:
+        if word in config or any(path.endswith(word) for path in files):
+            return word
+    return None
+
+
+def classify(verdict: Verdict, errors: Sequence[Diagnostic], newer: str | None = None) -> Kind:
+    """The rule: rejected needs one of our errors; passing poll allows no parse/poll error.
+
+    What "passing poll" covers depends on where Triton stopped: at a missing repository
+    agent (stage ``poll``) only parsing had run; at an ensemble's composing model
+    (stage ``ensemble``) everything but ``AFTER_DEPENDENCIES``. A rejection we do not
+    report is skipped when the model uses a feature (``newer``) the oracle predates.
+    """
+    codes = [d.code for d in errors]
+    if verdict.status == "rejected":
+        if codes:
+            return "agree"
+        return "skipped" if newer else "missed"
+    if verdict.status in ("backend_missing", "ready"):
+        judged = set(POLL_STAGES)
+        if verdict.status == "ready":
+            judged.add(Stage.LOAD)
+        elif verdict.stage == "poll":
+            judged = {Stage.PARSE}
+        checked = [
+            code
+            for code in codes
+            if RULES_BY_CODE[code].stage in judged
+            and not (verdict.stage == "ensemble" and code in AFTER_DEPENDENCIES)
+        ]
+        return "false_alarm" if checked else "passed_poll"
+    return "skipped"
+
+
+def ensemble_steps(groups: Iterable[Group]) -> dict[str, list[str]]:
+    """Ensemble name -> the models its steps name, for every ensemble that parses."""
+    steps: dict[str, list[str]] = {}
+    for group in groups:
+        for name in group.models:
+            config = _parse(group.config_text(name))
+            if config is not None and config.platform == "ensemble":
+                steps[name] = [step.model_name for step in config.ensemble_scheduling.step]
+    return steps
+
+
+def effective_verdicts(
+    steps: Mapping[str, Sequence[str]], verdicts: Mapping[str, Verdict]
+) -> dict[str, Verdict]:
+    """Triton's verdicts, with ensembles that depend on a rejected model rejected.
+
+    ``CheckNode`` stops at the first failing composing model, in no fixed order; here
+    every composing model fails (no backend), so an ensemble may blame one that is
+    merely undecided while another is rejected. It can never load either way.
+    """
+    result = dict(verdicts)
+    resolving: set[str] = set()
+
+    def resolve(name: str) -> Verdict:
+        verdict = result[name]
+        if verdict.status == "rejected" or verdict.stage != "ensemble" or name in resolving:
+            return verdict
+        resolving.add(name)
+        for upstream in steps.get(name, ()):
+            if upstream in result and resolve(upstream).status == "rejected":
+                message = f"{verdict.message} [and '{upstream}', which it uses, is rejected]"
+                result[name] = Verdict(name, "rejected", message, "ensemble", upstream=upstream)
+                break
+        resolving.discard(name)
+        return result[name]
+
+    for name in steps:
+        if name in result:
+            resolve(name)
+    return result
+
+
+def parser_mismatch(outcome: Outcome) -> bool:
+    """Triton's parser and ours disagree on whether this model's config parses."""
+    text = outcome.group.models[outcome.model].get(CONFIG)
+    if text is None or (not outcome.verdict.decided and outcome.verdict.stage == ""):
+        return False
+    triton_failed = PARSE_FAILED in outcome.verdict.message
+    return triton_failed != (parse_config(text).config is None)
+
+
+def find_causes(outcomes: Sequence[Outcome], steps: Mapping[str, Sequence[str]]) -> list[Outcome]:
+    """Mark disagreements that follow from another one: a parser mismatch, or an
+    ensemble whose composing model is itself a disagreement."""
+    marked = [
+        replace(o, cause="parser") if o.is_disagreement and parser_mismatch(o) else o
+        for o in outcomes
+    ]
+    by_model = {o.model: o for o in marked}
+    for index, outcome in enumerate(marked):
+        if not outcome.is_disagreement or outcome.cause:
+            continue
+        for upstream in _reachable(outcome.model, {k: set(v) for k, v in steps.items()}):
+            other = by_model.get(upstream)
+            if other is not None and other.is_disagreement:
+                marked[index] = replace(outcome, cause=upstream)
+                break
+    return marked
+
+
+@dataclass
+class Report:
+    outcomes: list[Outcome] = field(default_factory=list)
+    quarantined: list[tuple[Group, str]] = field(default_factory=list)
+    """Groups kept out because they would crash tritonserver (known crashes)."""
+    new_crashes: list[tuple[Group, str]] = field(default_factory=list)
+    """Groups that crashed tritonserver although no known crash applies."""
+    lint_crashes: list[tuple[Group, str]] = field(default_factory=list)
+    """Groups on which ``lint()`` raised."""
+    triton_runs: int = 0
+    triton_seconds: float = 0.0
+    lint_seconds: float = 0.0
+
+    @property
+    def disagreements(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.is_disagreement]
+
+    @property
+    def root_disagreements(self) -> list[Outcome]:
+        """Disagreements that do not follow from another one (see ``Outcome.cause``)."""
+        return [o for o in self.disagreements if not o.cause]
+
+    def counts(self) -> Counter[str]:
+        return Counter(o.kind for o in self.outcomes)
+
+
+class Judge:
+    """Writes batches as repositories and collects both verdicts on every model."""
+
+    def __init__(self, server: TritonServer, scratch: Path, timeout: float = 120) -> None:
+        self.server = server
+        self.scratch = scratch
+        self.timeout = timeout
+        self.runs = 0
+
+    def judge(self, groups: Sequence[Group], report: Report, batch_size: int = 100) -> None:
+        reasons = crash_reasons(groups)
+        kept = []
+        for index, group in enumerate(groups):
+            if index in reasons:
+                report.quarantined.append((group, reasons[index]))
+            else:
+                kept.append(group)
+        for batch in pack(kept, batch_size):
+            self._judge_batch(batch, report)
+
+    def _judge_batch(self, groups: Sequence[Group], report: Report) -> None:
+        """One tritonserver run and one lint of a repository of ``groups``; on a crash
+        of either, the halves are judged apart until the culprit is alone."""
+        self.runs += 1
+        repository = self.scratch / f"repo{self.runs}"
+        write_repository(repository, groups)
+        lint_error = ""
+        try:
+            run = self.server.run(repository, auto_complete=False, timeout=self.timeout)
+            report.triton_runs += 1
+            report.triton_seconds += run.elapsed
+            start = time.monotonic()
+            try:
+                result = lint([repository], SETTINGS)
+            except Exception as error:  # a bug in pbtxt-lint; the bisection finds where
+                lint_error = repr(error)
+            report.lint_seconds += time.monotonic() - start
+        finally:
+            shutil.rmtree(repository, ignore_errors=True)
+        if lint_error or not run.completed:
+            if len(groups) > 1:
+                middle = len(groups) // 2
+                self._judge_batch(groups[:middle], report)
+                self._judge_batch(groups[middle:], report)
+            elif lint_error:
+                report.lint_crashes.append((groups[0], lint_error))
+            else:
+                why = next(iter(run.verdicts.values())).message if run.verdicts else ""
+                report.new_crashes.append((groups[0], why or "tritonserver died"))
+            return
+        by_model: dict[str, list[Diagnostic]] = {}
+        for diagnostic in result.diagnostics:
+            by_model.setdefault(diagnostic.model or "", []).append(diagnostic)
+        internal = {error.model: f"{error.rule}: {error.error}" for error in result.internal_errors}
+        steps = ensemble_steps(groups)
+        verdicts = effective_verdicts(steps, run.verdicts)
+        outcomes = []
+        for group in groups:
+            for model in group.models:
+                verdict = verdicts[model]
+                diagnostics = tuple(by_model.get(model, ()))
+                errors = [d for d in diagnostics if d.severity is Severity.ERROR]
+                newer = newer_than_oracle(group.models[model])
+                kind = classify(verdict, errors, newer)
+                note = ""
+                if kind == "skipped":
+                    note = f"tritonserver 2.51 predates {newer}" if newer else verdict.status
+                if model in internal:
+                    kind, note = "internal_error", internal[model]
+                outcomes.append(Outcome(model, group, verdict, diagnostics, kind, note))
+        report.outcomes.extend(find_causes(outcomes, steps))
+
+
+def pack(groups: Sequence[Group], batch_size: int) -> Iterator[list[Group]]:
+    """Batches of about ``batch_size`` models with no folder name twice."""
+    pending = list(groups)
+    while pending:
+        batch: list[Group] = []
+        names: set[str] = set()
+        left: list[Group] = []
+        size = 0
+        for group in pending:
+            if size >= batch_size or names & group.models.keys():
+                left.append(group)
+                continue
+            batch.append(group)
+            names |= group.models.keys()
+            size += len(group.models)
+        yield batch
+        pending = left
+
+
+def write_repository(repository: Path, groups: Iterable[Group]) -> None:
+    repository.mkdir(parents=True)
+    for group in groups:
+        for model, files in group.models.items():
+            folder = repository / model
+            folder.mkdir()
+            for relative, content in files.items():
+                path = folder / relative
+                if relative.endswith("/"):
+                    path.mkdir(parents=True, exist_ok=True)
+                    continue
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(content)
+
+
+def run_differential(
+    server: TritonServer,
+    groups: Sequence[Group],
+    *,
+    batch_size: int = 100,
+    scratch: Path | None = None,
+) -> Report:
+    """Judge ``groups`` with tritonserver and pbtxt-lint; every model gets an Outcome."""
+    report = Report()
+    with tempfile.TemporaryDirectory(prefix="pbtxt-lint-diff-", dir=scratch) as folder:
+        Judge(server, Path(folder)).judge(groups, report, batch_size)
+    return report
+
+
+# =========================================================================== reporting
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NUMBER = re.compile(r"-?\b\d+\b")
+_POSITION = re.compile(r"^\d+:\d+: ")
+
+
+def signature(outcome: Outcome) -> str:
+    """What a disagreement is about, without names and numbers (to group them)."""
+    if outcome.cause == "parser":
+        return f"{outcome.kind}: python and C++ protobuf parse this differently"
+    if outcome.cause:
+        return f"{outcome.kind}: follows from a disagreement on a composing model"
+    if outcome.kind == "missed":
+        verdict = outcome.verdict
+        message = verdict.message
+        if PARSE_FAILED in message and verdict.detail:
+            message = "protobuf: " + _POSITION.sub("", verdict.detail.splitlines()[0])
+        for model in outcome.group.models:
+            message = re.sub(rf"\b{re.escape(model)}\b", "<model>", message)
+        return "missed: " + _NUMBER.sub("N", _QUOTED.sub("'…'", message))
+    if outcome.kind == "false_alarm":
+        codes = sorted({d.code for d in outcome.errors})
+        return f"false alarm: {', '.join(codes)}"
+    return f"{outcome.kind}: {outcome.note.split(':')[0]}"
+
+
+def _printable(line: str) -> str:
+    """Control characters and odd spaces made visible (a NUL would make logs binary)."""
+    return "".join(
+        char
+        if char.isprintable() or char == "\t"
+        else f"\\x{ord(char):02x}"
+        if ord(char) < 0x100
+        else f"\\u{ord(char):04x}"
+        for char in line
+    )
+
+
+def describe(outcome: Outcome) -> str:
+    """Both verdicts and the config(s), for a human."""
+    verdict = outcome.verdict
+    lines = [
+        f"DISAGREEMENT ({outcome.kind}) on model '{outcome.model}' [{outcome.group.origin}]",
+        f"  tritonserver: {verdict.status} ({verdict.stage or '-'}): {verdict.message}",
+    ]
+    lines.extend(f"    protobuf: {line}" for line in verdict.detail.splitlines())
+    if outcome.note:
+        lines.append(f"  note: {outcome.note}")
+    if outcome.cause:
+        lines.append(f"  cause: {outcome.cause}")
+    for diagnostic in outcome.diagnostics:
+        where = f"{diagnostic.span.line}:{diagnostic.span.column}" if diagnostic.span else "-"
+        lines.append(
+            f"  pbtxt-lint: {diagnostic.code} {diagnostic.severity.value} at {where}: "
+            f"{diagnostic.message}"
+        )
+    if not outcome.diagnostics:
+        lines.append("  pbtxt-lint: nothing")
+    return "\n".join([*map(_printable, lines), _configs(outcome.group, outcome.model)])
+
+
+def _configs(group: Group, current: str = "") -> str:
+    lines = []
+    for model in group.models:
+        text = group.config_text(model)
+        marker = " (this model)" if model == current else ""
+        lines.append(f"  {model}/config.pbtxt{marker}:" + (" (none)" if text is None else ""))
+        lines.extend(f"    | {line}" for line in (text or "").splitlines())
+    return "\n".join(_printable(line) for line in lines)
+
+
+def summary(report: Report) -> str:
+    counts = report.counts()
+    skips = Counter(o.note for o in report.outcomes if o.kind == "skipped")
+    causes = Counter(
+        "parser" if o.cause == "parser" else "composing" for o in report.disagreements if o.cause
+    )
+    lines = [
+        f"{len(report.outcomes)} models judged in {report.triton_runs} tritonserver runs "
+        f"(tritonserver {report.triton_seconds:.1f}s, pbtxt-lint {report.lint_seconds:.1f}s)",
+        f"  agree (Triton rejects, pbtxt-lint errors): {counts['agree']}",
+        f"  passed Triton's poll checks, no parse/poll error from us: {counts['passed_poll']}",
+        f"  skipped: {counts['skipped']} {dict(skips)}",
+        f"  kept out (known tritonserver crashes): {len(report.quarantined)} groups",
+        f"  DISAGREEMENTS: {len(report.disagreements)} "
+        f"(missed {counts['missed']}, false alarms {counts['false_alarm']}, "
+        f"internal errors {counts['internal_error']}); not root causes: {dict(causes)}",
+        f"  new tritonserver crashes: {len(report.new_crashes)}, "
+        f"pbtxt-lint exceptions: {len(report.lint_crashes)}",
+    ]
+    kinds = Counter(signature(o) for o in report.disagreements)
+    if kinds:
+        lines.append("  disagreements by kind:")
+        lines.extend(f"    {count:4d}  {kind}" for kind, count in kinds.most_common())
+    return "\n".join(lines)
+
+
+def full_report(report: Report, limit: int | None = None) -> str:
+    """Every disagreement (or the first ``limit`` of each kind), crashes, then the summary."""
+    parts: list[str] = []
+    shown: Counter[str] = Counter()
+    for outcome in report.disagreements:
+        kind = signature(outcome)
+        shown[kind] += 1
+        if limit is None or shown[kind] <= limit:
+            parts.append(describe(outcome))
+    for group, why in report.new_crashes:
+        parts.append(f"NEW TRITONSERVER CRASH [{group.origin}]: {why}\n" + _configs(group))
+    for group, why in report.lint_crashes:
+        parts.append(f"PBTXT-LINT RAISED [{group.origin}]: {why}\n" + _configs(group))
+    parts.append(summary(report))
+    return "\n\n".join(parts)

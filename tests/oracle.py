@@ -469,6 +469,8 @@ _GPU_MISSING = (
 
 def classify(message: str) -> Status:
     """Status for a failure message: missing backend / GPU, or a real rejection."""
+    if "for repo agent ''" in message:
+        return "rejected"  # an agent without a name: no installation can supply it
     if any(marker in message for marker in _BACKEND_MISSING):
         return "backend_missing"
     if any(marker in message for marker in _GPU_MISSING):

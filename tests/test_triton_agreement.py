@@ -22,7 +22,11 @@ from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.linter import lint
 from pbtxt_lint.rules.base import Stage
 from pbtxt_lint.settings import Settings
+from pbtxt_lint.targets import resolve
 
+# The oracle is tritonserver 2.51: lint for that release, so fields it does not know
+# yet (model_metrics, ...) are errors on both sides.
+ORACLE_RELEASE = resolve("2.51").release
 POLL_STAGES = {Stage.PARSE.value, Stage.POLL.value}
 # Cases Triton cannot judge here: a FIFO config blocks its reader; `crash` cases take
 # the whole server down (a known tritonserver 2.51 segfault).
@@ -47,6 +51,7 @@ def lint_errors(folder: Path, args: tuple[str, ...]) -> dict[str, list[tuple[str
         model_config_name=_option(args, "--model-config-name"),
         config_only="--config-only" in args,
         gpus=int(gpus) if (gpus := _option(args, "--gpus")) is not None else None,
+        target=ORACLE_RELEASE,
     )
     errors: dict[str, list[tuple[str, str]]] = {}
     for diagnostic in lint([folder], settings).diagnostics:

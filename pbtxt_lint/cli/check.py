@@ -166,14 +166,27 @@ def check(
         sys.exit(EXIT_OK)
     baseline = _load_baseline(baseline_file) if baseline_file is not None else None
     result = _run(groups, baseline if write_baseline is None else None, debug)
+    _report_problems(result)
+    failed = bool(result.path_problems or result.internal_errors)
     if write_baseline is not None:
         _write_baseline(write_baseline, result)
+        sys.exit(EXIT_USAGE if failed else EXIT_OK)
     if diff:
-        sys.exit(EXIT_ERRORS if _show_diff(result, unsafe_fixes, debug) else EXIT_OK)
+        fixable = _show_diff(result, unsafe_fixes, debug)
+        sys.exit(EXIT_USAGE if failed else EXIT_ERRORS if fixable else EXIT_OK)
     if fix:
         result = _fix(groups, baseline, result, unsafe_fixes, debug)
     chosen = output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     _emit(result, chosen, output_file, color)
+    if failed:
+        sys.exit(EXIT_USAGE)
+    from pbtxt_lint.diagnostics import Severity
+
+    sys.exit(EXIT_ERRORS if result.count(Severity.ERROR) else EXIT_OK)
+
+
+def _report_problems(result: LintResult) -> None:
+    """Paths that do not exist and rules that crashed: on stderr, apart from findings."""
     for problem in result.path_problems:
         click.echo(f"pbtxt-lint: {problem.path}: {problem.message}", err=True)
     for internal in result.internal_errors:
@@ -182,11 +195,6 @@ def check(
             f"'{internal.model}': {internal.error} (please report this bug)",
             err=True,
         )
-    if result.path_problems or result.internal_errors:
-        sys.exit(EXIT_USAGE)
-    from pbtxt_lint.diagnostics import Severity
-
-    sys.exit(EXIT_ERRORS if result.count(Severity.ERROR) else EXIT_OK)
 
 
 def _run(groups: Sequence[Resolved], baseline: Baseline | None, debug: bool) -> LintResult:
@@ -213,7 +221,7 @@ def _load_baseline(path: Path) -> Baseline:
         _usage_error(str(error))
 
 
-def _write_baseline(path: Path, result: LintResult) -> NoReturn:
+def _write_baseline(path: Path, result: LintResult) -> None:
     from pbtxt_lint.baseline import write
 
     try:
@@ -221,7 +229,6 @@ def _write_baseline(path: Path, result: LintResult) -> NoReturn:
     except OSError as error:
         _usage_error(f"{path}: cannot write the baseline: {error.strerror or error}")
     click.echo(f"pbtxt-lint: recorded {count} finding(s) in {path}", err=True)
-    sys.exit(EXIT_USAGE if result.path_problems or result.internal_errors else EXIT_OK)
 
 
 def _outcomes(result: LintResult, unsafe: bool, write: bool, debug: bool) -> list[FixOutcome]:

@@ -10,7 +10,7 @@ def list_rules() -> None:
     """List every rule: code, severity, name and summary."""
     from pbtxt_lint.rules import ALL_RULES, FAMILIES
 
-    for prefix, (title, _) in FAMILIES.items():
+    for prefix, title in FAMILIES.items():
         family = [r for r in ALL_RULES if r.code.startswith(prefix)]
         if not family:
             continue

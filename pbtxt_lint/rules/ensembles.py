@@ -15,9 +15,9 @@ from contextvars import ContextVar
 
 from pbtxt_lint.diagnostics import Edit, Fix, Severity
 from pbtxt_lint.ensemble import EnsembleGraph, build_graph, is_ensemble
+from pbtxt_lint.repository.layout import Repository
 from pbtxt_lint.rules.base import Check, Finding, ModelContext, Rule, Stage, rule
 from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.textproto.tree import Field
 from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -25,21 +25,34 @@ _POLL_STAGES = (Stage.PARSE, Stage.POLL)
 # Models whose own errors are being collected (composing-model-fails), so that
 # ensembles that contain each other do not recurse forever.
 _CHECKING: ContextVar[frozenset[str]] = ContextVar("_CHECKING", default=frozenset())
+# The linter runs every rule of a model in a row: the last graph built serves them all.
+_LAST_GRAPH: ContextVar[tuple[ModelContext, EnsembleGraph | None] | None] = ContextVar(
+    "_LAST_GRAPH", default=None
+)
+# First errors of composing models, shared by the ensembles of one repository.
+_OWN_ERRORS: ContextVar[tuple[Repository, dict[str, tuple[Rule, Finding] | None]] | None] = (
+    ContextVar("_OWN_ERRORS", default=None)
+)
 
 
 def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
     """The data-flow graph of this model if it declares ensemble scheduling."""
+    last = _LAST_GRAPH.get()
+    if last is not None and last[0] is context:
+        return last[1]
     config = context.effective
-    if config is None or not config.HasField("ensemble_scheduling"):
-        return None
-    parsed = context.parsed
-    return build_graph(
-        context.model.name,
-        config,
-        context.repository,
-        auto_complete=not context.strict,
-        source_map=parsed.source_map if parsed else None,
-    )
+    graph = None
+    if config is not None and config.HasField("ensemble_scheduling"):
+        parsed = context.parsed
+        graph = build_graph(
+            context.model.name,
+            config,
+            context.repository,
+            auto_complete=not context.strict,
+            source_map=parsed.source_map if parsed else None,
+        )
+    _LAST_GRAPH.set((context, graph))
+    return graph
 
 
 def _pointer(context: ModelContext) -> str:
@@ -101,9 +114,9 @@ def scheduling_on_non_ensemble(context: ModelContext) -> Iterator[Finding]:
         return
     fix = None
     if written.backend == ENSEMBLE_PLATFORM and not written.platform and context.parsed:
-        located = context.parsed.source_map.get(("backend",))
-        if located is not None and isinstance(located.node, Field):
-            name = located.node.name
+        written_fields = context.parsed.document.fields
+        name = next((f.name for f in written_fields if f.name.text == "backend"), None)
+        if name is not None:
             fix = Fix(
                 'write platform: "ensemble" instead of backend',
                 (Edit(name.start, name.end, "platform"),),
@@ -497,7 +510,18 @@ depends_on_ensemble_cycle = rule(
 
 
 def _own_error(context: ModelContext) -> tuple[Rule, Finding] | None:
-    """The first error pbtxt-lint finds on a model, poll-time errors first."""
+    """The first error pbtxt-lint finds on a model, poll-time errors first (memoised)."""
+    memo = _OWN_ERRORS.get()
+    if memo is None or memo[0] is not context.repository:
+        memo = (context.repository, {})
+        _OWN_ERRORS.set(memo)
+    name = context.model.name
+    if name not in memo[1]:
+        memo[1][name] = _first_error(context)
+    return memo[1][name]
+
+
+def _first_error(context: ModelContext) -> tuple[Rule, Finding] | None:
     from pbtxt_lint.rules import ALL_RULES  # the registry imports this module
 
     found: tuple[Rule, Finding] | None = None
@@ -584,9 +608,9 @@ def _version_fix(context: ModelContext, at: FieldPath | None) -> Fix | None:
     if context.parsed is None or at is None or at[-1] != "model_name":
         return None
     located = context.parsed.source_map.get(at)
-    if located is None or not isinstance(located.node, Field) or located.node.value is None:
+    if located is None:
         return None
-    end = located.node.value.last.end
+    end = located.value_node.last.end
     return Fix(
         "add model_version: -1 (the loaded version)",
         (Edit(end, end, " model_version: -1"),),

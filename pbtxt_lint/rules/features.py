@@ -202,12 +202,16 @@ def _gpu_instances(context: ModelContext) -> Severity | None:
     return WARNING if None in kinds else None
 
 
-def _model_inputs(context: ModelContext) -> Sequence[ModelInput] | None:
-    """The inputs Triton validates requests against; None while a backend may add them."""
+def _warmup_inputs(context: ModelContext) -> Sequence[ModelInput] | None:
+    """The inputs warmup requests are checked against; None without warmup or while a
+    backend's auto-complete may still add inputs."""
+    effective = context.effective
+    if effective is None or not effective.model_warmup:
+        return None
     from pbtxt_lint.triton.complete import complete_config
 
-    config = complete_config(context).config or context.effective
-    if config is None or (not config.input and not context.strict):
+    config = complete_config(context).config or effective
+    if not config.input and not context.strict:
         return None
     return list(config.input)
 
@@ -683,7 +687,7 @@ def warmup_request_invalid(context: ModelContext) -> Iterator[Finding]:
           value: { data_type: TYPE_FP32 dims: [ 4 ] zero_data: true } } } ]
     """
     config = context.effective
-    inputs = _model_inputs(context) if config is not None and config.model_warmup else None
+    inputs = _warmup_inputs(context)
     if config is None or inputs is None:
         return
     by_name = {i.name: i for i in inputs}
@@ -719,7 +723,8 @@ def warmup_request_invalid(context: ModelContext) -> Iterator[Finding]:
                     f"{where}: input '{name}' {problem}"
                     + ("; leave the batch dimension out, Triton adds batch 1" if batched else ""),
                     at=_sample_at(index, name, "dims"),
-                    hint=f"write dims: {list(model_input.dims)} with -1 replaced by a size",
+                    hint=f"write dims: {list(model_input.dims)}"
+                    + (" with each -1 replaced by a size" if -1 in model_input.dims else ""),
                 )
         limit = max(config.max_batch_size, 1)
         if config.backend in BATCH_CHECKING_BACKENDS and sample.batch_size > limit:
@@ -749,7 +754,7 @@ def warmup_unknown_input(context: ModelContext) -> Iterator[Finding]:
         model_warmup [ { ... inputs { key: "image" value: { ... } } } ]
     """
     config = context.effective
-    inputs = _model_inputs(context) if config is not None and config.model_warmup else None
+    inputs = _warmup_inputs(context)
     if config is None or inputs is None:
         return
     sequence = config.sequence_batching
@@ -1335,8 +1340,9 @@ def tensorrt_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     gpus = parameter(config, "multi_device_gpus")
     if gpus is None:
         yield Finding(
-            f"{where.removeprefix('of ')} enables multi-device but has no multi_device_gpus "
-            'parameter ("model configuration is missing the parameter multi_device_gpus")',
+            f"TensorRT model '{context.model.name}' enables multi-device but has no "
+            'multi_device_gpus parameter ("model configuration is missing the parameter '
+            'multi_device_gpus")',
             at=("parameters", Key("enable_multi_device")),
             hint='add parameters { key: "multi_device_gpus" value: { string_value: "0,1" } }',
         )

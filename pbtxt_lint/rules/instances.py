@@ -41,12 +41,14 @@ _STOI = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
 
 
 def kind_name(kind: int) -> str:
+    """KIND_GPU ... for a declared kind; the number for an undeclared one (open enum)."""
     if kind in ModelInstanceGroup.Kind.values():
         return str(ModelInstanceGroup.Kind.Name(kind))
     return str(kind)
 
 
 def is_ensemble(config: ModelConfig) -> bool:
+    """Ensembles have no instances (Triton skips instance groups and warmup for them)."""
     return config.platform == ENSEMBLE_PLATFORM or config.HasField("ensemble_scheduling")
 
 
@@ -131,6 +133,7 @@ def resolve_groups(context: ModelContext) -> list[Group]:
 
 
 def _written(context: ModelContext, path: FieldPath) -> bool:
+    """Whether the user wrote the field (a written `count: 0` differs from a missing one)."""
     parsed = context.parsed
     return parsed is not None and path in parsed.source_map
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
@@ -177,7 +178,7 @@ def json_names(fd: FieldDescriptor) -> tuple[str, ...]:
     return (fd.json_name,) if fd.json_name == fd.name else (fd.json_name, fd.name)
 
 
-def _at_most_one(members: list[FieldDescriptor]) -> Schema:
+def _at_most_one(members: Sequence[FieldDescriptor]) -> Schema:
     """No two members of a oneof set to something other than null."""
     not_null = {"not": {"type": "null"}}
     pairs = []

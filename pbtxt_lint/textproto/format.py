@@ -62,29 +62,39 @@ class FormatError(Exception):
 
 
 def format_config(data: bytes) -> bytes:
-    """The canonical layout of a config file's bytes (line endings kept: LF or CRLF)."""
+    """The canonical layout of a config file's bytes.
+
+    Line endings (LF or CRLF) are kept, and so are bytes that are not UTF-8 (a Latin-1
+    comment): they travel through as surrogate escapes.
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise FormatError(
-            f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start}); "
-            "save it as UTF-8 first"
-        ) from None
-    return format_text(text).encode("utf-8")
+        text = data.decode("utf-8", errors="surrogateescape")
+        # The parser counts one U+FFFD per bad byte; offsets must line up with `text`.
+        if len(text) != len(data.decode("utf-8", errors="replace")):
+            raise FormatError(
+                f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start}); "
+                "save it as UTF-8 first"
+            ) from None
+    return format_text(text).encode("utf-8", errors="surrogateescape")
 
 
 def format_text(text: str) -> str:
-    """The canonical layout of config text; raises FormatError when it does not parse."""
+    """The canonical layout of config text; raises FormatError when it does not parse.
+
+    `text` may carry surrogate escapes (bytes that were not UTF-8); they are kept.
+    """
     if text.startswith(_BOM):
         raise FormatError(
             "starts with a byte-order mark, which Triton cannot read; "
             "`pbtxt-lint check --fix` removes it"
         )
-    parsed = parse_config(text.encode("utf-8"))
+    parsed = parse_config(text.encode("utf-8", errors="surrogateescape"))
     _require_clean(parsed)
     crlf = text.count("\r\n") * 2 > text.count("\n")
-    formatted = _Printer(parsed.document).render()
-    again = parse_config(formatted.encode("utf-8"))
+    formatted = _Printer(parsed.document, text).render()
+    again = parse_config(formatted.encode("utf-8", errors="surrogateescape"))
     if again.config != parsed.config or _comments(again.document) != _comments(parsed.document):
         raise FormatError(
             "internal error: the formatted text would not mean the same; the file was "
@@ -117,8 +127,9 @@ def _is_separator(token: Token) -> bool:
 class _Printer:
     """Walks the syntax tree in source order, emitting lines and every comment once."""
 
-    def __init__(self, document: Document) -> None:
+    def __init__(self, document: Document, source: str) -> None:
         self.document = document
+        self.source = source
         self.comments = document.comments
         self.next_comment = 0
         self.token_starts = [token.start for token in document.tokens]
@@ -131,6 +142,13 @@ class _Printer:
         self.fields(self.document.fields, MODEL_CONFIG_DESCRIPTOR, 0)
         self.leading(float("inf"), 0)
         return "\n".join(self.lines) + "\n" if self.lines else ""
+
+    def source_of(self, token: Token) -> str:
+        """A token as written (bytes that are not UTF-8 included, as surrogate escapes)."""
+        return self.source[token.start : token.end]
+
+    def scalar_text(self, value: Scalar) -> str:
+        return " ".join(self.source_of(token) for token in value.tokens)
 
     # -- lines and comments ------------------------------------------------------
 
@@ -162,7 +180,9 @@ class _Printer:
             if comment.start >= before:
                 return
             self.next_comment += 1
-            self.emit(depth, comment.text.rstrip(), comment.line, comment.line, blank=blank)
+            self.emit(
+                depth, self.source_of(comment).rstrip(), comment.line, comment.line, blank=blank
+            )
 
     def trailing(self, after: Token) -> str:
         """`  # comment` if the next comment follows `after` on its line, else ""."""
@@ -177,7 +197,7 @@ class _Printer:
             return ""
         self.next_comment += 1
         self.trailing_line = comment.line
-        return "  " + comment.text.rstrip()
+        return "  " + self.source_of(comment).rstrip()
 
     def has_comment(self, start: int, end: int) -> bool:
         """Is a not-yet-emitted comment inside [start, end)?"""
@@ -270,7 +290,7 @@ class _Printer:
 
     def message_list(self, group: list[Field], element: Descriptor, depth: int) -> None:
         """`name [ {...}, {...} ]` for all the adjacent occurrences in `group`."""
-        first, name = group[0], group[0].name.text
+        first, final, name = group[0], group[-1], group[0].name.text
         items: list[tuple[Block, Field]] = []
         for node in group:
             value = node.value
@@ -288,13 +308,23 @@ class _Printer:
         for position, (item, node) in enumerate(items):
             self.leading(item.open.start, depth + 1, blank=False)
             is_last_of_field = position == len(items) - 1 or items[position + 1][1] is not node
-            last = node.last if is_last_of_field else item.last
+            # A `]` that is written gets its own trailing comment; else the field's last token.
+            closes = is_last_of_field and not (node is final and isinstance(node.value, ListValue))
+            last = node.last if closes else item.last
             comma = "," if position < len(items) - 1 else ""
             self.block("", item, element, depth + 1, last, suffix=comma)
             if is_last_of_field and isinstance(node.value, ListValue) and node.value.close:
                 self.leading(node.value.close.start, depth + 1, blank=False)
-        final = group[-1]
-        self.emit(depth, "]" + self.trailing(final.last), final.last.line, final.last.line)
+        self.close_list(depth, final)
+
+    def close_list(self, depth: int, final: Field) -> None:
+        """The `]` of a list; a comment after the last written `]` (or separator) stays."""
+        value = final.value
+        if isinstance(value, ListValue) and value.close is not None:
+            self.leading(value.close.start, depth + 1, blank=False)
+        end = value.last if isinstance(value, ListValue) else final.last
+        comment = self.trailing_after(end, final.last)
+        self.emit(depth, "]" + comment, end.line, final.last.line)
 
     def empty_list(self, prefix: str, value: ListValue, node: Field, depth: int) -> None:
         close = value.close
@@ -331,7 +361,7 @@ class _Printer:
         """One scalar; adjacent strings with comments between them keep one per line."""
         tokens = value.tokens
         if len(tokens) == 1 or not self.has_comment(value.first.start, value.last.end):
-            text = prefix + " ".join(t.text for t in tokens) + suffix
+            text = prefix + " ".join(self.source_of(t) for t in tokens) + suffix
             self.emit(
                 depth,
                 text + self.trailing_after(value.last, last),
@@ -349,7 +379,7 @@ class _Printer:
             comment = self.trailing_after(token, last) if is_final else self.trailing(token)
             self.emit(
                 depth + (1 if position else 0),
-                head + token.text + tail + comment,
+                head + self.source_of(token) + tail + comment,
                 token.line,
                 token.line,
                 blank=blank and not position,
@@ -366,14 +396,16 @@ class _Printer:
         first_value = first.value
         assert first_value is not None
         self.leading(first_value.first.start, depth)
-        one_line = f"{name}: [ " + ", ".join(item.text for item, _ in items) + " ]"
+        one_line = f"{name}: [ " + ", ".join(self.scalar_text(item) for item, _ in items) + " ]"
         if not items:
             one_line = f"{name}: [ ]"
         fits = len(INDENT * depth + one_line) <= MAX_WIDTH
-        if fits and not self.has_comment(first_value.first.start, final.last.end):
+        final_value = final.value
+        assert final_value is not None
+        if fits and not self.has_comment(first_value.first.start, final_value.last.end):
             self.emit(
                 depth,
-                one_line + self.trailing(final.last),
+                one_line + self.trailing_after(final_value.last, final.last),
                 first.name.line,
                 final.last.line,
                 blank=True,
@@ -384,9 +416,11 @@ class _Printer:
         for position, (item, node) in enumerate(items):
             self.leading(item.first.start, depth + 1, blank=False)
             is_last_of_field = position == len(items) - 1 or items[position + 1][1] is not node
-            last = node.last if is_last_of_field else item.last
+            # A `]` that is written gets its own trailing comment; else the field's last token.
+            closes = is_last_of_field and not (node is final and isinstance(node.value, ListValue))
+            last = node.last if closes else item.last
             comma = "," if position < len(items) - 1 else ""
             self.scalar("", item, comma, depth + 1, last)
             if is_last_of_field and isinstance(node.value, ListValue) and node.value.close:
                 self.leading(node.value.close.start, depth + 1, blank=False)
-        self.emit(depth, "]" + self.trailing(final.last), final.last.line, final.last.line)
+        self.close_list(depth, final)

@@ -1,0 +1,344 @@
+"""`pbtxt-lint graph`: draw an ensemble's data flow as a tree, Mermaid or Graphviz DOT.
+
+The drawing is the graph the PL5xx rules check (`pbtxt_lint.ensemble`): steps in
+config order, every tensor edge labelled with its name, data type and full shape, and
+the broken edges and steps marked with the reason (red in every format).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+from rich.tree import Tree
+
+from pbtxt_lint.ensemble import Endpoint, EnsembleGraph, Step, is_ensemble
+from pbtxt_lint.textproto.binder import suggest
+
+FORMATS = ("tree", "mermaid", "dot")
+_CROSS = "✗"
+
+
+class EnsembleNotFound(LookupError):
+    """The named model is not an ensemble of the repository (or cannot be read)."""
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_graph(
+    path: Path,
+    ensemble: str,
+    *,
+    auto_complete: bool = True,
+    model_config_name: str | None = None,
+) -> EnsembleGraph:
+    """The graph of `ensemble` in the repository at (or around) `path`."""
+    from pbtxt_lint.repository.layout import discover
+    from pbtxt_lint.rules.base import ModelContext
+    from pbtxt_lint.rules.ensembles import ensemble_graph
+    from pbtxt_lint.settings import Settings
+
+    targets, problems = discover([path], model_config_name)
+    if problems or not targets:
+        raise EnsembleNotFound(f"{path}: no such file or folder")
+    repository = targets[0].repository
+    settings = Settings(auto_complete=auto_complete, model_config_name=model_config_name)
+
+    def ensembles() -> list[str]:
+        found = []
+        for name, folder in repository.models.items():
+            config = ModelContext(folder, repository, settings).effective
+            if config is not None and is_ensemble(config):
+                found.append(name)
+        return found
+
+    folder = repository.model(ensemble)
+    if folder is None:
+        known = ensembles()
+        guess = suggest(ensemble, known or list(repository.models))
+        near = f" (did you mean '{guess}'?)" if guess else ""
+        raise EnsembleNotFound(
+            f"no model '{ensemble}' in {repository.root}{near}; ensembles there: "
+            f"{', '.join(known) or 'none'}"
+        )
+    context = ModelContext(folder, repository, settings)
+    if context.config is None:
+        raise EnsembleNotFound(
+            f"the config of '{ensemble}' is missing or does not parse; run pbtxt-lint check"
+        )
+    graph = ensemble_graph(context)
+    if graph is None:
+        raise EnsembleNotFound(
+            f"'{ensemble}' is not an ensemble (no ensemble_scheduling); ensembles in "
+            f"{repository.root}: {', '.join(ensembles()) or 'none'}"
+        )
+    return graph
+
+
+def graph_command(
+    repository_or_model_path: Path,
+    ensemble: str,
+    fmt: str,
+    *,
+    color: bool = False,
+    auto_complete: bool = True,
+    model_config_name: str | None = None,
+) -> str:
+    """What `pbtxt-lint graph ENSEMBLE --format FMT` prints; raises EnsembleNotFound."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown graph format '{fmt}'; use one of {', '.join(FORMATS)}")
+    graph = load_graph(
+        repository_or_model_path,
+        ensemble,
+        auto_complete=auto_complete,
+        model_config_name=model_config_name,
+    )
+    if fmt == "tree":
+        return tree_text(graph, color=color)
+    return graph_mermaid(graph) if fmt == "mermaid" else graph_dot(graph)
+
+
+def render_graph(graph: EnsembleGraph, fmt: str) -> Tree | str:
+    """The drawing in `fmt`: a rich Tree for `tree`, text for `mermaid` and `dot`."""
+    if fmt == "tree":
+        return graph_tree(graph)
+    if fmt == "mermaid":
+        return graph_mermaid(graph)
+    if fmt == "dot":
+        return graph_dot(graph)
+    raise ValueError(f"unknown graph format '{fmt}'; use one of {', '.join(FORMATS)}")
+
+
+# --------------------------------------------------------------------------- tree
+
+
+def _type_text(endpoint: Endpoint) -> str:
+    if endpoint.type is not None:
+        return str(endpoint.type)
+    if endpoint.step is not None and not endpoint.step.checked:
+        return "(not checked)"
+    return "?"
+
+
+def _marked(text: str, problems: list[str]) -> Text:
+    line = Text.from_markup(text)
+    if problems:
+        line.append(f"  {_CROSS} " + "; ".join(problems), style="bold red")
+    return line
+
+
+def _step_title(step: Step) -> str:
+    version = f"version {step.model_version}" if step.version_written else ("version 0 (not set)")
+    name = escape(step.model_name) if step.model_name else "[red](no model_name)[/red]"
+    return f"[bold]step {step.number}[/bold]  [cyan]{name}[/cyan]  [dim]{version}[/dim]"
+
+
+def graph_tree(graph: EnsembleGraph) -> Tree:
+    """Steps in config order with their inputs and outputs; broken parts in red."""
+    batching = f"max_batch_size {graph.max_batch_size}" if graph.max_batch_size else "no batching"
+    root = Tree(
+        Text.from_markup(f"[bold]{escape(graph.name)}[/bold]  [dim]ensemble, {batching}[/dim]")
+    )
+    inputs = root.add("[bold]inputs[/bold]")
+    for endpoint in graph.inputs:
+        inputs.add(
+            _marked(
+                f"{escape(endpoint.tensor)}  [dim]{_type_text(endpoint)}[/dim]", endpoint.problems
+            )
+        )
+    for step in graph.steps:
+        branch = root.add(_marked(_step_title(step), step.problems))
+        for read in step.reads:
+            branch.add(
+                _marked(
+                    f"in   {escape(read.port)} [dim]<-[/dim] [green]{escape(read.tensor)}[/green]"
+                    f"  [dim]{_type_text(read)}[/dim]",
+                    read.problems,
+                )
+            )
+        for write in step.writes:
+            branch.add(
+                _marked(
+                    f"out  {escape(write.port)} [dim]->[/dim] [green]{escape(write.tensor)}[/green]"
+                    f"  [dim]{_type_text(write)}[/dim]",
+                    write.problems,
+                )
+            )
+    outputs = root.add("[bold]outputs[/bold]")
+    for endpoint in graph.outputs:
+        tensor = graph.tensors[endpoint.tensor]
+        source = ", ".join(f"step {w.step.number}" for w in tensor.writers if w.step)
+        origin = f"  [dim]<- {source}[/dim]" if source else ""
+        outputs.add(
+            _marked(
+                f"{escape(endpoint.tensor)}  [dim]{_type_text(endpoint)}[/dim]{origin}",
+                endpoint.problems,
+            )
+        )
+    return root
+
+
+def tree_text(graph: EnsembleGraph, *, color: bool = False, width: int = 120) -> str:
+    """The tree as text (ANSI colours only when `color`)."""
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=width,
+        force_terminal=color,
+        no_color=not color,
+        highlight=False,
+        soft_wrap=False,
+    )
+    console.print(graph_tree(graph))
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------- diagrams
+
+
+@dataclass(frozen=True)
+class _Node:
+    id: str
+    label: str
+    kind: str  # input, output, step, missing, unused
+    broken: bool
+
+
+@dataclass(frozen=True)
+class _Edge:
+    source: str
+    target: str
+    label: str
+    reason: str  # empty when the edge is fine
+
+
+def _edge_label(name: str, *endpoints: Endpoint) -> str:
+    known = next((e.type for e in endpoints if e.type is not None), None)
+    return f"{name}: {known}" if known is not None else name
+
+
+def _diagram(graph: EnsembleGraph) -> tuple[list[_Node], list[_Edge]]:
+    """Nodes (ensemble I/O, steps, dangling tensors) and one edge per producer->consumer."""
+    nodes: list[_Node] = []
+    edges: list[_Edge] = []
+    input_ids = {e.tensor: f"in_{i}" for i, e in enumerate(graph.inputs)}
+    output_ids = {e.tensor: f"out_{i}" for i, e in enumerate(graph.outputs)}
+    for endpoint in graph.inputs:
+        nodes.append(_Node(input_ids[endpoint.tensor], endpoint.tensor, "input", endpoint.broken))
+    for step in graph.steps:
+        title = f"step {step.number}: {step.model_name or '(no model_name)'}"
+        if step.problems:
+            title += f"\n{_CROSS} " + "; ".join(step.problems)
+        nodes.append(_Node(f"s{step.number}", title, "step", bool(step.problems)))
+    for endpoint in graph.outputs:
+        nodes.append(_Node(output_ids[endpoint.tensor], endpoint.tensor, "output", endpoint.broken))
+    for number, tensor in enumerate(graph.tensors.values()):
+        sources: list[tuple[str, Endpoint]] = []
+        if tensor.input is not None:
+            sources.append((input_ids[tensor.name], tensor.input))
+        sources += [(f"s{w.step.number}", w) for w in tensor.writers if w.step]
+        targets: list[tuple[str, Endpoint]] = [
+            (f"s{r.step.number}", r) for r in tensor.readers if r.step
+        ]
+        if tensor.output is not None and tensor.name not in input_ids:
+            targets.append((output_ids[tensor.name], tensor.output))
+        if not sources and tensor.readers:
+            missing = f"missing_{number}"
+            nodes.append(_Node(missing, f"{tensor.name} (never written)", "missing", True))
+            sources.append((missing, tensor.readers[0]))
+        if not targets and tensor.writers:
+            unused = f"unused_{number}"
+            nodes.append(_Node(unused, f"{tensor.name} (never read)", "unused", True))
+            targets.append((unused, tensor.writers[0]))
+        for source, produced in sources:
+            for target, consumed in targets:
+                if source == target:
+                    continue
+                reasons = list(dict.fromkeys(produced.problems + consumed.problems))
+                edges.append(
+                    _Edge(
+                        source,
+                        target,
+                        _edge_label(tensor.name, produced, consumed),
+                        "; ".join(reasons),
+                    )
+                )
+    return nodes, edges
+
+
+def _mermaid_text(text: str) -> str:
+    return text.replace('"', "#quot;").replace("\n", "<br/>")
+
+
+def graph_mermaid(graph: EnsembleGraph) -> str:
+    """A Mermaid `flowchart LR`; broken steps and edges red, broken edges dashed."""
+    nodes, edges = _diagram(graph)
+    shapes = {
+        "input": ('(["', '"])'),
+        "output": ('(["', '"])'),
+        "step": ('["', '"]'),
+        "missing": ('{{"', '"}}'),
+        "unused": ('{{"', '"}}'),
+    }
+    lines = ["flowchart LR"]
+    for node in nodes:
+        opening, closing = shapes[node.kind]
+        lines.append(f"  {node.id}{opening}{_mermaid_text(node.label)}{closing}")
+    broken_edges = []
+    for index, edge in enumerate(edges):
+        label = edge.label + (f" {_CROSS} {edge.reason}" if edge.reason else "")
+        lines.append(f'  {edge.source} -->|"{_mermaid_text(label)}"| {edge.target}')
+        if edge.reason:
+            broken_edges.append(str(index))
+    lines.append("  classDef broken stroke:#d00,stroke-width:2px,color:#d00")
+    broken_nodes = [node.id for node in nodes if node.broken]
+    if broken_nodes:
+        lines.append(f"  class {','.join(broken_nodes)} broken")
+    if broken_edges:
+        lines.append(
+            f"  linkStyle {','.join(broken_edges)} "
+            "stroke:#d00,stroke-width:2px,stroke-dasharray:5 5"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _dot_text(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def graph_dot(graph: EnsembleGraph) -> str:
+    """A Graphviz digraph with the same content as the Mermaid drawing."""
+    shapes = {
+        "input": "ellipse",
+        "output": "ellipse",
+        "step": "box",
+        "missing": "octagon",
+        "unused": "octagon",
+    }
+    nodes, edges = _diagram(graph)
+    lines = [
+        f"digraph {_dot_text(graph.name)} {{",
+        "  rankdir=LR;",
+        '  node [fontname="Helvetica"];',
+        '  edge [fontname="Helvetica", fontsize=10];',
+    ]
+    for node in nodes:
+        style = ', color="red", fontcolor="red"' if node.broken else ""
+        lines.append(
+            f"  {_dot_text(node.id)} [label={_dot_text(node.label)}, "
+            f"shape={shapes[node.kind]}{style}];"
+        )
+    for edge in edges:
+        label = edge.label + (f"\n{_CROSS} {edge.reason}" if edge.reason else "")
+        style = ', color="red", fontcolor="red", style="dashed"' if edge.reason else ""
+        lines.append(
+            f"  {_dot_text(edge.source)} -> {_dot_text(edge.target)} "
+            f"[label={_dot_text(label)}{style}];"
+        )
+    lines.append("}")
+    return "\n".join(lines) + "\n"
