@@ -135,7 +135,7 @@ class RequestChecker:
                     "request-not-json",
                     f"the request is not valid JSON: {error.message}",
                     span,
-                    "failed to parse the request JSON buffer",
+                    f"failed to parse the request JSON buffer: ... at {error.offset}",
                     error.hint,
                 )
             )
@@ -721,7 +721,7 @@ def load_model_config(path: Path) -> tuple[ModelConfig, str]:
     from pbtxt_lint.triton.complete import complete_config
 
     # What the backend fills in from the model file (inputs, outputs, max_batch_size).
-    config = complete_config(context).config or context.effective
+    config = complete_config(context).config or context.effective or context.config
     if config is None or (written is None and not config.input):
         raise RequestSetupError(
             f"{path}: the model has no config.pbtxt (and pbtxt-lint cannot complete one from "

@@ -372,3 +372,16 @@ def test_request_uses_the_config_completed_from_the_model_file(tmp_path: Path) -
     request.write_text(json.dumps({"inputs": [tensor("x", [1, 4], "FP32", [0.0] * 4)]}))
     code, out, _ = invoke("request", str(model), str(request))
     assert code == 0, out
+
+
+def test_a_config_triton_cannot_complete_is_used_as_written(tmp_path: Path) -> None:
+    model = tmp_path / "m"
+    model.mkdir()
+    (model / "config.pbtxt").write_text('input [ { name: "x" data_type: TYPE_FP32 dims: [ 2 ] } ]')
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"inputs": [tensor("x", [3], "FP32", [0.0] * 3)]}))
+    code, out, _ = invoke("request", str(model), str(request))
+    assert code == 1 and "Expected [2], got [3]" in out
+    request.write_text("{")
+    code, out, _ = invoke("request", str(model), str(request))
+    assert code == 1 and "failed to parse the request JSON buffer" in out

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "explain": "pbtxt_lint.cli.rules:explain",
     "complete": "pbtxt_lint.cli.complete:complete",
     "init": "pbtxt_lint.cli.complete:init",
+    "graph": "pbtxt_lint.cli.graph:graph",
     "fmt": "pbtxt_lint.cli.fmt:fmt",
     "schema": "pbtxt_lint.cli.schema:schema",
     "convert": "pbtxt_lint.cli.convert:convert",

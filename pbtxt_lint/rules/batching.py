@@ -1135,7 +1135,7 @@ def growable_memory(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL319",
     "batching-without-scheduler",
-    WARNING,
+    INFO,
     "max_batch_size above 1 but no dynamic_batching or sequence_batching: requests are "
     "never batched together.",
 )

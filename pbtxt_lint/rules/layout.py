@@ -481,7 +481,8 @@ def unused_config_variant(context: ModelContext) -> Iterator[Finding]:
 def backend_from_folder_name(context: ModelContext) -> Iterator[Finding]:
     """When nothing names a backend and no known model file is found, Triton takes the
     text after the first `.` of the model name as the backend: `bert.onnx` means
-    backend `onnx` (which does not exist) and file `model.onnx`.
+    backend `onnx` (which does not exist) and file `model.onnx`. When the text names a
+    real backend (`model.dali`, a convention of DALI's examples) it is only info.
 
     Bad:
         models/bert.onnx/config.pbtxt   (no backend, 1/ holds bert.onnx)
@@ -505,6 +506,8 @@ def backend_from_folder_name(context: ModelContext) -> Iterator[Finding]:
         at=("backend",) if written is not None else None,
         file=None if written is not None else context.model.path,
         hint="set backend explicitly, or rename the folder without a dot",
+        # `model.dali` naming a real backend is a convention (DALI's own examples).
+        severity=INFO if backend in KNOWN_BACKENDS else None,
     )
 
 
@@ -544,8 +547,9 @@ def unknown_backend(context: ModelContext) -> Iterator[Finding]:
     }
     guess = aliases.get(backend.lower()) or suggest(backend, KNOWN_BACKENDS, cutoff=0.7)
     yield Finding(
-        f"backend '{backend}' is not a Triton backend; unless libtriton_{backend}.so is "
-        'installed, Triton fails with "unable to find backend library"',
+        f"backend '{backend}' is not a Triton backend; unless it is installed (as "
+        f"backends/{backend}/libtriton_{backend}.so, or backends/{backend}/model.py for a "
+        'Python-based backend), Triton fails with "unable to find backend library"',
         at=("backend",),
         hint=f'did you mean backend: "{guess}"?'
         if guess

@@ -139,13 +139,15 @@ def _missing_field(
         if _first_group_may_be_gpu(config):
             return None
         return ERROR, "TensorRT auto-completes only when the first instance group is KIND_GPU"
-    if backend == "dali" and field == "data_type":
-        return None
+    if backend == "dali":
+        if field == "data_type":
+            return None
+        return WARNING, "DALI fills dims only when the pipeline declares the output's ndim"
     if not backend:
         return ERROR, "ensembles are never auto-completed"
     if backend == "python":
         return ERROR, "only an auto_complete_config in model.py could fill it in"
-    if backend in ("pytorch", "onnxruntime", "openvino", "fil", "dali"):
+    if backend in ("pytorch", "onnxruntime", "openvino", "fil"):
         return ERROR, f"backend '{backend}' does not fill it in for a tensor the config lists"
     return WARNING, f"unless backend '{backend}' fills it in from the model"
 
@@ -191,9 +193,10 @@ def _missing_findings(context: ModelContext, field: str, hint: str) -> Iterator[
     what = "dimension" if field == "dims" else "data type"
     for tensor in _tensors(config):
         if not getattr(tensor.io, field):
+            outcome = "refuses the model" if severity is ERROR else "refuses the model if not"
             yield Finding(
                 f"{tensor.label} has no {field} ({note}); Triton requires a {what} and "
-                "refuses the model",
+                + outcome,
                 at=(*tensor.path, field),
                 hint=hint,
                 severity=severity,
@@ -859,7 +862,8 @@ def batch_io_target_suspicious(context: ModelContext) -> Iterator[Finding]:
 
 # ONNX Runtime, Python (and the Python-based backends) and identity opt in to optional
 # inputs; backends built on BackendModel without opting in refuse them.
-_OPTIONAL_ALLOWED = ("onnxruntime", "python", "vllm", "identity")
+# tensorrtllm's ModelState does not go through BackendModel's optional-input refusal.
+_OPTIONAL_ALLOWED = ("onnxruntime", "python", "vllm", "identity", "tensorrtllm")
 _OPTIONAL_REFUSED = ("tensorrt", "pytorch", "openvino", "tensorflow", "dali")
 
 
@@ -889,9 +893,10 @@ def _optional_problem(config: ModelConfig, model_input: ModelInput) -> tuple[str
     if backend in _OPTIONAL_ALLOWED:
         return None
     return (
-        f"backend '{backend}' may not support optional inputs (C++ backends must opt in, "
-        "or the load fails)",
-        WARNING,
+        f"backend '{backend}' may not support optional inputs (C++ backends built on "
+        "Triton's BackendModel refuse them unless they opt in; Python-based backends "
+        "accept them)",
+        INFO,
     )
 
 
@@ -993,9 +998,9 @@ def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
     as required, so with a duplicated required input no request can ever be complete
     and every request fails. TensorRT refuses the model when it binds a name twice
     (an input and an output sharing a name included). Two outputs of one name that both
-    have a label_filename are refused too (PL716). Elsewhere a duplicated output,
-    or an input and an output with one name, load and only confuse clients and
-    ensembles (warning).
+    have a label_filename are refused too (PL716). Elsewhere a duplicated output loads
+    and only confuses clients (warning); an input and an output sharing a name is a
+    legitimate pass-through outside TensorRT and is not reported.
 
     Bad:
         input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] },
@@ -1016,18 +1021,15 @@ def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
         seen[tensor.kind].add(name)
         if not name or not (duplicate or clash):
             continue  # unnamed tensors are PL201's
+        text, severity = _duplicate_consequence(config, tensor)
+        if clash and not duplicate and severity is not ERROR:
+            continue  # a pass-through tensor (input and output "LEN") is legitimate
         if duplicate and _labelled_twice(config, tensor):
             continue  # PL716: Triton refuses two label files for one output
-        text, severity = _duplicate_consequence(config, tensor)
         if duplicate:
             problem = f"{tensor.label} is declared twice; {text}"
-        elif severity is ERROR:
-            problem = f"{tensor.label} has the same name as an input; {text}"
         else:
-            problem = (
-                f"{tensor.label} has the same name as an input; Triton accepts it, but "
-                "clients and ensembles cannot tell the two apart"
-            )
+            problem = f"{tensor.label} has the same name as an input; {text}"
         yield Finding(
             problem,
             at=(*tensor.path, "name"),

@@ -123,8 +123,10 @@ def parse_config(data: bytes) -> ParsedConfig:
         for issue in document.issues
     ] + binder.problems
     if placeholders:
-        placeholder_lines = {p.span.line for p in placeholders}
-        ours = placeholders + [p for p in ours if p.span.line not in placeholder_lines]
+        # A template is not a config: what follows a placeholder only cascades (a
+        # bare `${n}` inside a list of blocks derails the nesting), so report just
+        # the placeholders; lint the rendered file for the rest.
+        ours = placeholders
     config = ModelConfig()
     try:
         text_format.Parse(body, config)
