@@ -1,23 +1,49 @@
 #!/usr/bin/env python3
-"""Benchmark: whole-process wall time and peak memory of `pbtxt-lint check`.
+"""Benchmark: whole-process wall time and peak memory of `pbtxt-lint check`, side by side
+with tritonserver validating the same repository (and `onnx.load` for the big model).
 
-Not a timed test: run `make bench` (or `python bench/run.py`) and compare the printed
-table with the figures in README.md. Each measurement is a fresh process (what a user
-or a pre-commit hook pays), median of several runs; peak RSS comes from wait4().
+Not a timed test: run `make bench` (or `python bench/run.py`) and compare the table with
+bench/RESULTS.md. Every measurement is a fresh process, what a user or a pre-commit hook
+pays; the figure is the median of several runs. Peak memory is the largest resident set
+of the process and of every process it started (pbtxt-lint's workers, tritonserver's
+children), read from a small wrapper's RUSAGE_CHILDREN.
+
+Cases: one config file; repositories of 100, 1,000 and 10,000 models, configs only and
+with a tiny ONNX model in each; a 100-step ensemble; one ONNX model of 2 GiB (a sparse
+file: the weights are holes, so it costs no disk). pbtxt-lint runs with
+`--disable-auto-complete-config`, as tritonserver does in tests/oracle.py. tritonserver is
+the real 2.51 binary from the nvidia-pytriton wheel (tests/oracle.py fetches it; without
+it those columns are empty), started with an empty backend folder: it reads and checks
+every config, then fails to find the backends and exits.
+
+Python is run with its bytecode precompiled (`compileall`, as `pip install` does), so the
+figures do not include compiling pbtxt-lint's sources, which this machine's
+PYTHONDONTWRITEBYTECODE would otherwise make every run pay.
+
+Usage: python bench/run.py [--runs N] [--sizes 100,1000,10000] [--write bench/RESULTS.md]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
+import json
 import os
+import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+MiB = 1 << 20
+
 CONFIG = """name: "{name}"
 backend: "python"
 max_batch_size: 8
@@ -26,67 +52,307 @@ output [ {{ name: "OUTPUT0" data_type: TYPE_FP32 dims: [ -1, 16 ] }} ]
 dynamic_batching {{ max_queue_delay_microseconds: 100 }}
 instance_group [ {{ kind: KIND_CPU count: 1 }} ]
 """
+ONNX_CONFIG = """name: "{name}"
+platform: "onnxruntime_onnx"
+max_batch_size: 8
+input [ {{ name: "INPUT0" data_type: TYPE_FP32 dims: [ 16 ] }} ]
+output [ {{ name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 16 ] }} ]
+dynamic_batching {{ max_queue_delay_microseconds: 100 }}
+instance_group [ {{ kind: KIND_CPU count: 1 }} ]
+"""
+BIG_CONFIG = """platform: "onnxruntime_onnx"
+max_batch_size: 0
+input [ { name: "X" data_type: TYPE_FP32 dims: [ -1, 4096 ] } ]
+output [ { name: "Y" data_type: TYPE_FP32 dims: [ -1, 4096 ] } ]
+"""
+STEP_CONFIG = """backend: "python"
+max_batch_size: 0
+input [ { name: "IN" data_type: TYPE_FP32 dims: [ 4 ] } ]
+output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 4 ] } ]
+"""
+PYTHON_MODEL = "class TritonPythonModel:\n    def execute(self, requests):\n        return []\n"
+
+# A wrapper process: runs a command, reports its wall time and the peak RSS of the whole
+# process tree. Started with -S so that its own memory (which a child's ru_maxrss may
+# inherit across fork+exec) stays far below what it measures.
+_WRAPPER = textwrap.dedent(
+    """
+    import json, resource, subprocess, sys, time
+    start = time.perf_counter()
+    code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(json.dumps({"wall": wall, "peak_kib": peak, "code": code}))
+    """
+)
+_TINY_ONNX = textwrap.dedent(
+    """
+    import sys
+    from onnx import TensorProto
+    from onnx_builders import build_model
+    inputs = [("INPUT0", TensorProto.FLOAT, ["batch", 16])]
+    outputs = [("OUTPUT0", TensorProto.FLOAT, ["batch", 16])]
+    sys.stdout.buffer.write(build_model(inputs, outputs).SerializeToString())
+    """
+)
+_BIG_ONNX = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from onnx_builders import write_big_embedded
+    MiB = 1 << 20
+    # 2044 MiB: just under protobuf's 2 GiB message limit, so that onnx.load can read it.
+    print(write_big_embedded(Path(sys.argv[1]), [64 * MiB] * 31 + [60 * MiB]))
+    """
+)
+_ONNX_LOAD = "import sys, onnx; onnx.load(sys.argv[1])"
 
 
-def make_repository(root: Path, models: int) -> Path:
+@dataclass(frozen=True)
+class Measured:
+    seconds: float
+    peak_mib: float
+
+
+def measure(command: Sequence[str], runs: int, env: dict[str, str] | None = None) -> Measured:
+    """Median wall seconds and largest peak RSS over `runs` fresh runs of `command`."""
+    walls, peaks = [], []
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-S", "-c", _WRAPPER, *command],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+            timeout=1800,
+        )
+        result = json.loads(done.stdout)
+        walls.append(result["wall"])
+        peaks.append(result["peak_kib"] / 1024)
+    return Measured(statistics.median(walls), max(peaks))
+
+
+def helper_output(script: str, *args: str) -> bytes:
+    """Run a helper that needs onnx in its own process (this one stays small)."""
+    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    return subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, env=env, check=True
+    ).stdout
+
+
+# --------------------------------------------------------------------------- repositories
+
+
+def configs_repository(root: Path, models: int) -> Path:
+    """`models` python models, config.pbtxt and 1/model.py each."""
     for index in range(models):
         name = f"model_{index:05d}"
-        folder = root / name / "1"
-        folder.mkdir(parents=True)
-        (folder / "model.py").write_text("class TritonPythonModel:\n    pass\n")
+        (root / name / "1").mkdir(parents=True)
+        (root / name / "1" / "model.py").write_text(PYTHON_MODEL)
         (root / name / "config.pbtxt").write_text(CONFIG.format(name=name))
     return root
 
 
-def measure(command: list[str], runs: int) -> tuple[float, float]:
-    """(median wall seconds, max peak RSS MiB) over `runs` fresh processes."""
-    walls, peaks = [], []
-    for _ in range(runs):
-        start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, _, usage = os.wait4(process.pid, 0)
-        walls.append(time.perf_counter() - start)
-        peaks.append(usage.ru_maxrss / 1024)
-    return statistics.median(walls), max(peaks)
+def onnx_repository(root: Path, models: int, onnx_bytes: bytes) -> Path:
+    """`models` ONNX Runtime models, each with a tiny model.onnx matching its config."""
+    for index in range(models):
+        name = f"model_{index:05d}"
+        (root / name / "1").mkdir(parents=True)
+        (root / name / "1" / "model.onnx").write_bytes(onnx_bytes)
+        (root / name / "config.pbtxt").write_text(ONNX_CONFIG.format(name=name))
+    return root
 
 
-def tritonserver_seconds(repository: Path) -> float | None:
-    """Triton's own validation of the same repository, when the oracle is available."""
-    sys.path.insert(0, str(ROOT / "tests"))
+def ensemble_repository(root: Path, steps: int) -> Path:
+    """An ensemble `pipeline` chaining `steps` python models: t000 -> step_000 -> t001..."""
+    step_blocks = []
+    for index in range(steps):
+        name = f"step_{index:03d}"
+        (root / name / "1").mkdir(parents=True)
+        (root / name / "1" / "model.py").write_text(PYTHON_MODEL)
+        (root / name / "config.pbtxt").write_text(STEP_CONFIG)
+        step_blocks.append(
+            f'  {{ model_name: "{name}" model_version: -1\n'
+            f'    input_map {{ key: "IN" value: "t{index:03d}" }}\n'
+            f'    output_map {{ key: "OUT" value: "t{index + 1:03d}" }} }}'
+        )
+    (root / "pipeline" / "1").mkdir(parents=True)
+    (root / "pipeline" / "config.pbtxt").write_text(
+        'platform: "ensemble"\nmax_batch_size: 0\n'
+        'input [ { name: "t000" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        f'output [ {{ name: "t{steps:03d}" data_type: TYPE_FP32 dims: [ 4 ] }} ]\n'
+        "ensemble_scheduling { step [\n" + ",\n".join(step_blocks) + "\n] }\n"
+    )
+    return root
+
+
+def big_onnx_repository(root: Path) -> tuple[Path, Path, int]:
+    """One model whose model.onnx is a sparse 2044 MiB file; (repo, model file, size)."""
+    model = root / "big" / "1" / "model.onnx"
+    model.parent.mkdir(parents=True)
+    size = int(helper_output(_BIG_ONNX, str(model)))
+    (root / "big" / "config.pbtxt").write_text(BIG_CONFIG)
+    return root, model, size
+
+
+# --------------------------------------------------------------------------- measuring
+
+
+def lint_command() -> list[str]:
+    script = Path(sys.executable).with_name("pbtxt-lint")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "pbtxt_lint"]
+
+
+class Triton:
+    """tritonserver validating a repository (None when it cannot be fetched)."""
+
+    def __init__(self) -> None:
+        sys.path.insert(0, str(TESTS))
+        from oracle import _server_env, find_tritonserver
+
+        self.server = find_tritonserver()
+        self.env = _server_env(self.server.libs) if self.server else None
+        self.backends = Path(tempfile.mkdtemp(prefix="pbtxt-lint-bench-backends-"))
+
+    def measure(self, repository: Path, runs: int) -> Measured | None:
+        if self.server is None:
+            return None
+        command = self.server.command(repository, self.backends)
+        return measure(command, runs, env=self.env)
+
+    def close(self) -> None:
+        shutil.rmtree(self.backends, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Row:
+    case: str
+    lint: Measured
+    triton: Measured | None
+    other: tuple[str, Measured] | None = None
+
+
+def run_cases(scratch: Path, sizes: list[int], runs: int, triton: Triton) -> list[Row]:
+    lint = [*lint_command(), "check", "--disable-auto-complete-config"]
+    rows: list[Row] = []
+
+    def add(
+        case: str,
+        command: list[str],
+        repository: Path,
+        repeat: int,
+        other: tuple[str, Callable[[], Measured]] | None = None,
+    ) -> None:
+        measured = measure(command, repeat)
+        other_result = (other[0], other[1]()) if other else None
+        row = Row(case, measured, triton.measure(repository, repeat), other_result)
+        rows.append(row)
+        print(format_row(row), flush=True)
+
+    print(header(), flush=True)
+    one = configs_repository(scratch / "one", 1)
+    config = one / "model_00000" / "config.pbtxt"
+    add("one config.pbtxt", [*lint, "--config-only", str(config)], one, max(runs, 7))
+    tiny_onnx = helper_output(_TINY_ONNX)
+    for size in sizes:
+        repeat = runs if size <= 1000 else 1
+        repository = configs_repository(scratch / f"configs{size}", size)
+        add(
+            f"{size:,} models, configs",
+            [*lint, "--config-only", str(repository)],
+            repository,
+            repeat,
+        )
+        repository = onnx_repository(scratch / f"onnx{size}", size, tiny_onnx)
+        add(f"{size:,} models + ONNX", [*lint, str(repository)], repository, repeat)
+    repository = ensemble_repository(scratch / "ensemble", 100)
+    add("100-step ensemble", [*lint, "--config-only", str(repository)], repository, runs)
+    repository, model, size = big_onnx_repository(scratch / "big")
+    onnx_load = [sys.executable, "-c", _ONNX_LOAD, str(model)]
+    add(
+        f"{size / (1 << 30):.2f} GiB ONNX model",
+        [*lint, str(repository)],
+        repository,
+        runs,
+        ("onnx.load", lambda: measure(onnx_load, runs)),
+    )
+    return rows
+
+
+def header() -> str:
+    return (
+        f"| {'case':<24} | {'pbtxt-lint s':>12} | {'peak MiB':>8} | {'tritonserver s':>14} | "
+        f"{'peak MiB':>8} | {'ratio':>5} | other |\n|{'-' * 26}|{'-' * 14}:|{'-' * 9}:|"
+        f"{'-' * 15}:|{'-' * 9}:|{'-' * 6}:|-------|"
+    )
+
+
+def format_row(row: Row) -> str:
+    triton = row.triton
+    t_s = f"{triton.seconds:.3f}" if triton else "-"
+    t_m = f"{triton.peak_mib:.0f}" if triton else "-"
+    ratio = f"{row.lint.seconds / triton.seconds:.1f}x" if triton else "-"
+    other = ""
+    if row.other:
+        name, measured = row.other
+        other = f"{name}: {measured.seconds:.3f} s, {measured.peak_mib:.0f} MiB"
+    return (
+        f"| {row.case:<24} | {row.lint.seconds:>12.3f} | {row.lint.peak_mib:>8.0f} | "
+        f"{t_s:>14} | {t_m:>8} | {ratio:>5} | {other} |"
+    )
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
     try:
-        from oracle import find_tritonserver
-    except ImportError:
-        return None
-    server = find_tritonserver()
-    if server is None:
-        return None
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        server.validate(repository, auto_complete=False)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        with open("/proc/cpuinfo") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if "model name" in line)
+    except (OSError, StopIteration):
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    import google.protobuf
+
+    return (
+        f"{cpu}, {cores} cores, {platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}, protobuf {google.protobuf.__version__}"
+    )
+
+
+def write_results(path: Path, rows: list[Row], argv: list[str]) -> None:
+    table = "\n".join([header(), *(format_row(row) for row in rows)])
+    command = "python bench/run.py " + " ".join(argv)
+    path.write_text(
+        f"# Benchmark results\n\n"
+        f"Measured on {machine()}, with `{command.strip()}` (median of the runs; 10,000-model "
+        "rows are one run). Whole-process wall time and peak resident memory of the process "
+        "tree; tritonserver 2.51 validates the same repository with an empty backend folder "
+        "(it parses and checks every config, then fails to find the backends and exits). "
+        "pbtxt-lint runs with `--disable-auto-complete-config`, and `--config-only` on the "
+        "repositories without model files. Ratio: pbtxt-lint time / tritonserver time.\n\n"
+        f"{table}\n"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=7)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs per case (median)")
+    parser.add_argument("--sizes", default="100,1000,10000", help="repository sizes")
+    parser.add_argument("--write", type=Path, help="write the table to this markdown file")
+    parser.add_argument("--keep", type=Path, help="build the repositories here and keep them")
     args = parser.parse_args()
-    lint = [sys.executable, "-m", "pbtxt_lint", "check", "--config-only"]
-    rows = []
-    with tempfile.TemporaryDirectory() as scratch:
-        one = make_repository(Path(scratch) / "one", 1)
-        wall, peak = measure([*lint, str(one / "model_00000" / "config.pbtxt")], args.runs)
-        rows.append(("one config.pbtxt", wall, peak, None))
-        for size in (100, 1000):
-            repository = make_repository(Path(scratch) / f"r{size}", size)
-            wall, peak = measure([*lint, str(repository)], max(3, args.runs // 2))
-            triton = tritonserver_seconds(repository) if size == 1000 else None
-            rows.append((f"{size}-model repository", wall, peak, triton))
-    print(f"{'case':<24} {'wall s':>8} {'peak MiB':>9} {'tritonserver s':>15}")
-    for case, wall, peak, triton in rows:
-        other = f"{triton:.2f}" if triton is not None else "-"
-        print(f"{case:<24} {wall:>8.3f} {peak:>9.1f} {other:>15}")
+    sizes = [int(size) for size in args.sizes.split(",") if size]
+    compileall.compile_dir(ROOT / "pbtxt_lint", quiet=1)
+    scratch = args.keep or Path(tempfile.mkdtemp(prefix="pbtxt-lint-bench-"))
+    triton = Triton()
+    try:
+        print(machine())
+        rows = run_cases(scratch, sizes, args.runs, triton)
+    finally:
+        triton.close()
+        if args.keep is None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    if args.write:
+        write_results(args.write, rows, sys.argv[1:])
 
 
 if __name__ == "__main__":

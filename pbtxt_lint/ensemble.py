@@ -67,28 +67,56 @@ class CompletedConfig:
 
 
 def completed_config(
-    folder: ModelFolder, effective: ModelConfig, auto_complete: bool
+    folder: ModelFolder, effective: ModelConfig, auto_complete: bool, config_only: bool = False
 ) -> CompletedConfig:
-    """The seam for backend auto-complete: today core auto-fill plus what we know.
+    """The config an ensemble step sees once the backend has auto-completed it.
 
-    `effective` is the config after Triton's core auto-fill. An artifact reader can
-    later complete the inputs, outputs and max_batch_size here (and return
-    `io_known=True`) instead of declaring them unknown.
+    `effective` is the config after Triton's core auto-fill. Backends whose
+    auto-complete pbtxt-lint emulates (ONNX Runtime from the graph, Python from a
+    literal `auto_complete_config`) are completed by `triton.complete.complete_config`
+    from the model file; for the others, inputs and outputs a backend would still fill
+    are declared unknown (`io_known=False`) rather than guessed. `config_only` is
+    `--config-only`: model files are then not read (except model.py, which decides
+    whether a Python model completes itself).
     """
     if not auto_complete:
         return CompletedConfig(effective)
     backend = effective.backend
-    if backend == "python" and _python_completes_itself(folder, effective):
-        return CompletedConfig(
-            effective, io_known=False, batching_known=False,
-            reason=f"its {effective.default_model_filename} defines auto_complete_config, which "
-            "can add inputs and outputs and change max_batch_size when the model loads",
-        )  # fmt: skip
     if backend in _SELF_COMPLETING_BACKENDS:
         return CompletedConfig(
             effective, io_known=False, batching_known=False,
             reason=f"the {backend} backend fills in its own inputs and outputs when the "
             "model loads",
+        )  # fmt: skip
+    # Imported here: rules.base imports the rules package, which imports this module.
+    from pbtxt_lint.artifacts.model import artifact_format
+    from pbtxt_lint.rules.base import ModelContext
+    from pbtxt_lint.settings import Settings
+    from pbtxt_lint.triton.complete import COMPLETERS, complete_config
+
+    fmt = artifact_format(effective)
+    if fmt in COMPLETERS and not (config_only and backend == "python"):
+        repository = Repository(folder.repository, {folder.name: folder})
+        context = ModelContext(folder, repository, Settings(config_only=config_only))
+        if not context.selection.versions:
+            return CompletedConfig(effective)  # it does not load at all (reported on its own)
+        completed = complete_config(context)
+        if completed.error is not None:
+            return CompletedConfig(
+                effective, io_known=False, batching_known=False,
+                reason=f"its backend fails to auto-complete it ({completed.error.message})",
+            )  # fmt: skip
+        if completed.config is None or not completed.io_known:
+            return CompletedConfig(
+                completed.config or effective, io_known=False, batching_known=False,
+                reason=completed.note or "what its backend fills in is unknown",
+            )  # fmt: skip
+        return CompletedConfig(completed.config)
+    if backend == "python" and _python_completes_itself(folder, effective):
+        return CompletedConfig(
+            effective, io_known=False, batching_known=False,
+            reason=f"its {effective.default_model_filename} defines auto_complete_config, which "
+            "can add inputs and outputs and change max_batch_size when the model loads",
         )  # fmt: skip
     if backend in _FILL_EMPTY_IO and (not effective.input or not effective.output):
         missing = "inputs" if not effective.input else "outputs"
@@ -149,7 +177,11 @@ def written_config(folder: ModelFolder, auto_complete: bool) -> ModelConfig | No
 
 
 def describe_model(
-    repository: Repository, name: str, auto_complete: bool, visiting: frozenset[str] = frozenset()
+    repository: Repository,
+    name: str,
+    auto_complete: bool,
+    visiting: frozenset[str] = frozenset(),
+    config_only: bool = False,
 ) -> ComposingModel:
     """What Triton would know about model `name` when an ensemble refers to it."""
     folder = repository.model(name)
@@ -168,15 +200,16 @@ def describe_model(
         # Triton overwrites an ensemble's decoupled flag: true if any step is decoupled.
         inner = visiting | {name}
         decoupled = any(
-            describe_model(repository, step.model_name, auto_complete, inner).decoupled
+            describe_model(repository, step.model_name, auto_complete, inner, config_only).decoupled
             for step in config.ensemble_scheduling.step
             if step.model_name and step.model_name not in inner
         )
+        completed = completed_config(folder, config, auto_complete, config_only)
     else:
-        decoupled = config.model_transaction_policy.decoupled
-    return ComposingModel(
-        name, folder, completed_config(folder, config, auto_complete), versions, decoupled
-    )
+        # A Python model's auto_complete_config may make it decoupled.
+        completed = completed_config(folder, config, auto_complete, config_only)
+        decoupled = completed.config.model_transaction_policy.decoupled
+    return ComposingModel(name, folder, completed, versions, decoupled)
 
 
 # --------------------------------------------------------------------------- graph
@@ -391,13 +424,16 @@ def build_graph(
     *,
     auto_complete: bool = True,
     source_map: SourceMap | None = None,
+    config_only: bool = False,
 ) -> EnsembleGraph:
     """The graph of ensemble `name` (its completed config) with every issue found."""
     models: dict[str, ComposingModel] = {}
 
     def resolve(model_name: str) -> ComposingModel:
         if model_name not in models:
-            models[model_name] = describe_model(repository, model_name, auto_complete)
+            models[model_name] = describe_model(
+                repository, model_name, auto_complete, config_only=config_only
+            )
         return models[model_name]
 
     graph = _assemble(name, config, resolve, source_map)

@@ -4,12 +4,13 @@
 Usage: python scripts/make_fixture_artifacts.py [--check]
 
 The fixture cases under tests/fixtures/rules/PL6xx/ are model repositories whose
-config.pbtxt is written by hand and whose tiny ONNX models (and external data files,
-Git LFS pointers, links) are generated here, so that a model's content is readable in
-this table rather than hidden in a binary. Output is deterministic: running the script
-again rewrites identical bytes, and tests/test_fixture_artifacts.py checks that the
-committed files are exactly what the table produces. `--check` compares without writing
-(exit 1 on a difference).
+config.pbtxt (and Python model.py) is written by hand and whose tiny ONNX models (and
+external data files, Git LFS pointers, links), TensorRT plan headers, TorchScript
+archives, OpenVINO IRs and SavedModel protobufs are generated here, so that a model's
+content is readable in this table rather than hidden in a binary. Output is
+deterministic: running the script again rewrites identical bytes, and
+tests/test_fixture_artifacts.py checks that the committed files are exactly what the
+table produces. `--check` compares without writing (exit 1 on a difference).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import argparse
 import filecmp
 import os
 import shutil
+import struct
 import sys
 import tempfile
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,7 +132,241 @@ class Link:
         path.symlink_to(self.target)
 
 
-Spec = Graph | Truncated | LfsPointer | ExternalData | Special | Link
+# --- other formats, written byte by byte (no framework needed) ---------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A TensorRT plan header as documented in artifacts.md; the engine body is zeros.
+
+    `declared` is the size the header claims (default: the real size); `magic` can be
+    replaced to make a file that is not a plan.
+    """
+
+    version: tuple[int, int, int, int] = (8, 6, 1, 6)
+    size: int = 96
+    declared: int | None = None
+    magic: bytes = b"ftrt"
+
+    def write(self, path: Path) -> None:
+        declared = self.size if self.declared is None else self.declared
+        head = self.magic + bytes(12) + struct.pack("<Q", declared) + bytes(self.version)
+        head += bytes(4) + b"NGNE" + struct.pack("<QQ", 56, self.size - 56) + b"ptrt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(head.ljust(self.size, b"\0"))
+
+
+def _zip(path: Path, entries: list[tuple[str, bytes, int]]) -> None:
+    """A deterministic ZIP: fixed timestamps and modes, entries in the given order."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data, method in entries:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+
+
+@dataclass(frozen=True)
+class TorchScript:
+    """A handmade TorchScript archive: data.pkl names the root class, code/ has forward().
+
+    `kind`: "script" (what torch.jit.save writes), "torch_save" (a torch.save zip: no
+    code/, no constants.pkl), "pickle" (torch.save before 1.6), "pt2" (an AOTInductor
+    package), "bomb" (a code file that inflates to 16 MiB).
+    """
+
+    args: tuple[tuple[str, str], ...] = (("x", "Tensor"),)
+    returns: str = "Tensor"
+    root: str = "__torch__.Net"
+    kind: str = "script"
+
+    def write(self, path: Path) -> None:
+        stored, deflated = zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED
+        if self.kind == "pickle":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(b"\x80\x02}q\x00X\x06\x00\x00\x00weightq\x01K\x01s.")
+            return
+        if self.kind == "torch_save":
+            _zip(path, [
+                ("model/data.pkl", b"\x80\x02}q\x00.", stored),
+                ("model/.format_version", b"1", stored),
+                ("model/byteorder", b"little", stored),
+                ("model/data/0", bytes(16), stored),
+                ("model/version", b"3\n", stored),
+            ])  # fmt: skip
+            return
+        if self.kind == "pt2":
+            _zip(path, [
+                ("model/archive_format", b"pt2", stored),
+                ("model/data/aotinductor/model/model_metadata.json", b"{}", stored),
+                ("model/version", b"0", stored),
+            ])  # fmt: skip
+            return
+        module, _, cls = self.root.rpartition(".")
+        pickle = (
+            b"\x80\x02c" + module.encode() + b"\n" + cls.encode() + b"\nq\x00)\x81q\x01}q\x02b."
+        )
+        params = ",\n    ".join(f"{name}: {annotation}" for name, annotation in self.args)
+        first = self.args[0][0] if self.args else "self"
+        code = (
+            f"class {cls}(Module):\n"
+            "  __parameters__ = []\n"
+            "  __buffers__ = []\n"
+            "  training : bool\n"
+            f"  def forward(self: {self.root},\n    {params}) -> {self.returns}:\n"
+            f"    return {first}\n"
+        ).encode()
+        method = stored
+        if self.kind == "bomb":
+            code, method = code + b"\n" * (16 << 20), deflated
+        code_path = "model/code/" + module.replace(".", "/") + ".py"
+        _zip(path, [
+            ("model/data.pkl", pickle, stored),
+            (code_path, code, method),
+            ("model/constants.pkl", b"\x80\x02).", stored),
+            ("model/data/0", bytes(16), stored),
+            ("model/version", b"3\n", stored),
+        ])  # fmt: skip
+
+
+OvPort = tuple[str, str, str]
+"""(comma-separated tensor names, element type or precision, shape like "?,4")."""
+
+
+@dataclass(frozen=True)
+class OpenVino:
+    """An OpenVINO IR v11: Parameter -> Relu -> Result per output, plus model.bin.
+
+    Inputs are (names, element_type, shape); outputs (names, precision, dims). `needed`
+    is the end of the one Const layer (0: no Const), `weights` the size of model.bin
+    (None: not written). `doctype` prepends a document type declaration with entities.
+    """
+
+    inputs: tuple[OvPort, ...]
+    outputs: tuple[OvPort, ...]
+    needed: int = 16
+    weights: int | None = 16
+    doctype: bool = False
+
+    def write(self, path: Path) -> None:
+        lines = ['<?xml version="1.0"?>']
+        if self.doctype:
+            lines += [
+                "<!DOCTYPE net [",
+                '  <!ENTITY a "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">',
+                '  <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">',
+                '  <!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">',
+                '  <!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">',
+                "]>",
+            ]
+        lines += ['<net name="model" version="11">', "\t<layers>"]
+        edges = []
+        layer = 0
+        params = []
+        for names, element, shape in self.inputs:
+            dims = "".join(f"<dim>{-1 if d == '?' else d}</dim>" for d in shape.split(",") if d)
+            lines.append(
+                f'\t\t<layer id="{layer}" name="{names.split(",")[0]}" type="Parameter" '
+                f'version="opset1"><data shape="{shape}" element_type="{element}" />'
+                f'<output><port id="0" precision="{element.upper()}" names="{names}">{dims}'
+                "</port></output></layer>"
+            )
+            params.append(layer)
+            layer += 1
+        if self.needed:
+            lines.append(
+                f'\t\t<layer id="{layer}" name="w" type="Const" version="opset1"><data '
+                f'element_type="f32" shape="4" offset="0" size="{self.needed}" /><output>'
+                '<port id="0" precision="FP32"><dim>4</dim></port></output></layer>'
+            )
+            layer += 1
+        for index, (names, precision, shape) in enumerate(self.outputs):
+            dims = "".join(f"<dim>{d}</dim>" for d in shape.split(",") if d)
+            source = params[index % len(params)]
+            op, result = layer, layer + 1
+            lines.append(
+                f'\t\t<layer id="{op}" name="op{index}" type="Relu" version="opset1"><input>'
+                f'<port id="0" precision="{precision}">{dims}</port></input><output>'
+                f'<port id="1" precision="{precision}" names="{names}">{dims}</port></output>'
+                "</layer>"
+            )
+            lines.append(
+                f'\t\t<layer id="{result}" name="{names.split(",")[0]}/sink_port_0" '
+                f'type="Result" version="opset1"><input><port id="0" precision="{precision}">'
+                f"{dims}</port></input></layer>"
+            )
+            edges.append((source, 0, op, 0))
+            edges.append((op, 1, result, 0))
+            layer += 2
+        lines.append("\t</layers>")
+        lines.append("\t<edges>")
+        for a, b, c, d in edges:
+            lines.append(
+                f'\t\t<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}" />'
+            )
+        lines += ["\t</edges>", "</net>", ""]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(lines))
+        weights = path.with_suffix(".bin")
+        weights.unlink(missing_ok=True)
+        if self.weights is not None:
+            weights.write_bytes(bytes(self.weights))
+
+
+def _pb_varint(value: int) -> bytes:
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _pb(field: int, value: int | bytes | str) -> bytes:
+    """One protobuf field: a varint for int, length-delimited for bytes/str."""
+    if isinstance(value, int):
+        return _pb_varint(field << 3) + _pb_varint(value)
+    data = value.encode() if isinstance(value, str) else value
+    return _pb_varint(field << 3 | 2) + _pb_varint(len(data)) + data
+
+
+TfTensor = tuple[str, int, tuple[int, ...] | None]
+"""(signature key, tensorflow DataType number, dims; None: unknown rank)."""
+
+
+@dataclass(frozen=True)
+class SavedModel:
+    """saved_model.pb with one MetaGraph: its tags and one signature (none if "")."""
+
+    inputs: tuple[TfTensor, ...]
+    outputs: tuple[TfTensor, ...]
+    tags: tuple[str, ...] = ("serve",)
+    signature: str = "serving_default"
+
+    def write(self, path: Path) -> None:
+        def info(key: str, dtype: int, dims: tuple[int, ...] | None) -> bytes:
+            shape = _pb(3, 1) if dims is None else b"".join(_pb(2, _pb(1, d)) for d in dims)
+            tensor = _pb(1, f"{self.signature}_{key}:0") + _pb(2, dtype) + _pb(3, shape)
+            return _pb(1, key) + _pb(2, tensor)
+
+        signature = b"".join(_pb(1, info(*t)) for t in self.inputs)
+        signature += b"".join(_pb(2, info(*t)) for t in self.outputs)
+        signature += _pb(3, "tensorflow/serving/predict")
+        meta_info = b"".join(_pb(4, tag) for tag in self.tags) + _pb(5, "2.21.0")
+        graph_def = _pb(1, _pb(1, "x") + _pb(2, "Placeholder")) + _pb(4, _pb(1, 1987))
+        meta_graph = _pb(1, meta_info) + _pb(2, graph_def)
+        if self.signature:
+            meta_graph += _pb(5, _pb(1, self.signature) + _pb(2, signature))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(_pb(1, 1) + _pb(2, meta_graph))
+
+
+Spec = (
+    Graph | Truncated | LfsPointer | ExternalData | Special | Link | Plan | TorchScript | OpenVino
+) | SavedModel
 
 # --- common models --------------------------------------------------------------------------
 
@@ -139,6 +376,30 @@ BERT = Graph(
     [("input_ids", INT64, ["batch", "seq"]), ("attention_mask", INT64, ["batch", "seq"])],
     [("logits", FLOAT, ["batch", 2])],
 )
+
+DT_FLOAT, DT_STRING, DT_INT64 = 1, 7, 9
+"""tensorflow DataType numbers."""
+
+OV_XY = OpenVino((("x", "f32", "?,4"),), (("y", "FP32", "-1,4"),))
+OV_BERT = OpenVino(
+    (("input_ids", "i64", "?,16"), ("attention_mask,mask", "i64", "?,16")),
+    (("logits", "FP32", "-1,2"),),
+)
+OV_IDS = OpenVino((("ids", "i64", "?,16"),), (("logits", "FP32", "-1,2"),))
+OV_SHAPES = OpenVino(
+    (("x", "f32", "?,4"), ("len", "f32", "?,1..10")),
+    (("y", "FP32", "-1,4"),),
+)
+TF_XY = SavedModel((("x", DT_FLOAT, (-1, 4)),), (("y", DT_FLOAT, (-1, 4)),))
+TF_BERT = SavedModel(
+    (("input_ids", DT_INT64, (-1, 16)), ("text", DT_STRING, (-1, 1))),
+    (("logits", DT_FLOAT, (-1, 2)),),
+)
+TF_IDS = SavedModel((("input_ids", DT_INT64, (-1, 16)),), (("logits", DT_FLOAT, (-1, 2)),))
+TS_BERT = TorchScript(
+    (("input_ids", "Tensor"), ("attention_mask", "Tensor")), root="__torch__.___torch_mangle_1.Bert"
+)
+TS_TEXT = TorchScript((("x", "Tensor"), ("texts", "List[str]")))
 
 
 ARTIFACTS: dict[str, Spec] = {
@@ -227,6 +488,70 @@ ARTIFACTS: dict[str, Spec] = {
     ),
     "PL618/fail_fixed_vs_dynamic/m/1/model.onnx": BERT,
     "PL618/pass_both_fixed/m/1/model.onnx": BERT,
+    # TensorRT plans: only the header is meaningful without a GPU.
+    "PL630/fail_plan_for_other_release/m/1/model.plan": Plan((8, 6, 1, 6)),
+    "PL630/pass_plan_matches_release/m/1/model.plan": Plan((10, 8, 0, 43)),
+    "PL631/fail_header_only/m/1/model.plan": Plan(),
+    "PL631/pass_config_only/m/1/model.plan": Plan(),
+    "PL632/fail_truncated_plan/m/1/model.plan": Plan(declared=98_566_144),
+    "PL632/pass_complete_plan/m/1/model.plan": Plan(),
+    # OpenVINO IRs and SavedModels, compared with the config by their backends' rules.
+    "PL640/fail_openvino_names/m/1/model.xml": OV_BERT,
+    "PL640/fail_savedmodel_tensor_names/m/1/model.savedmodel/saved_model.pb": TF_IDS,
+    "PL640/pass_port_names/m/1/model.xml": OV_BERT,
+    "PL641/fail_openvino_missing_input/m/1/model.xml": OV_BERT,
+    "PL641/fail_savedmodel_missing_input/m/1/model.savedmodel/saved_model.pb": TF_BERT,
+    "PL641/pass_inputs_autofilled/m/1/model.xml": OV_BERT,
+    "PL642/fail_int32_ids/m/1/model.savedmodel/saved_model.pb": TF_BERT,
+    "PL642/pass_matching_types/m/1/model.savedmodel/saved_model.pb": TF_BERT,
+    "PL643/fail_openvino_dims/m/1/model.xml": OV_SHAPES,
+    "PL643/fail_savedmodel_fixed_batch/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        (("images", DT_FLOAT, (1, 3, 8, 8)),), (("scores", DT_FLOAT, (1, 10)),)
+    ),
+    "PL643/pass_openvino_interval_and_wildcards/m/1/model.xml": OV_SHAPES,
+    "PL644/fail_converted_type/m/1/model.xml": OV_IDS,
+    "PL644/pass_same_type/m/1/model.xml": OV_IDS,
+    "PL645/fail_bin_missing/m/1/model.xml": OpenVino(OV_XY.inputs, OV_XY.outputs, weights=None),
+    "PL645/fail_bin_short/m/1/model.xml": OpenVino(OV_XY.inputs, OV_XY.outputs, weights=8),
+    "PL645/pass_bin_present/m/1/model.xml": OV_XY,
+    "PL650/fail_train_tag/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        TF_XY.inputs, TF_XY.outputs, tags=("train",)
+    ),
+    "PL650/pass_tag_parameter/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        TF_XY.inputs, TF_XY.outputs, tags=("tpu",)
+    ),
+    "PL651/fail_no_signature/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        TF_XY.inputs, TF_XY.outputs, signature=""
+    ),
+    "PL651/fail_fallback_signature/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        TF_XY.inputs, TF_XY.outputs, signature="predict"
+    ),
+    "PL651/pass_signature_parameter/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        TF_XY.inputs, TF_XY.outputs, signature="predict"
+    ),
+    # TorchScript archives, handmade: forward() is what the rules read.
+    "PL670/fail_torch_save/m/1/model.pt": TorchScript(kind="torch_save"),
+    "PL670/fail_pt2_archive/m/1/model.pt": TorchScript(kind="pt2"),
+    "PL670/pass_torchscript/m/1/model.pt": TorchScript(),
+    "PL671/fail_missing_input/m/1/model.pt": TS_BERT,
+    "PL671/pass_dict_input/m/1/model.pt": TorchScript((("inputs", "Dict[str, Tensor]"),)),
+    "PL672/fail_swapped_by_config_order/m/1/model.pt": TS_BERT,
+    "PL672/fail_index_out_of_range/m/1/model.pt": TS_BERT,
+    "PL672/pass_named_index/m/1/model.pt": TS_BERT,
+    "PL673/fail_int_argument/m/1/model.pt": TorchScript((("x", "Tensor"), ("top_k", "int"))),
+    "PL673/pass_tensor_and_string_list/m/1/model.pt": TS_TEXT,
+    "PL674/fail_string_to_tensor/m/1/model.pt": TorchScript(
+        (("x", "Tensor"), ("texts", "Tensor")), root="__torch__.___torch_mangle_2.Net"
+    ),
+    "PL674/pass_string_list/m/1/model.pt": TS_TEXT,
+    "PL675/fail_output_past_return/m/1/model.pt": TorchScript(),
+    "PL675/pass_tuple_outputs/m/1/model.pt": TorchScript(returns="Tuple[Tensor, Tensor]"),
+    # Files a reader refuses to inspect: entity declarations, a code file past the cap.
+    "PL690/fail_xml_with_entities/m/1/model.xml": OpenVino(
+        OV_XY.inputs, OV_XY.outputs, doctype=True
+    ),
+    "PL690/fail_code_inflates_past_cap/m/1/model.pt": TorchScript(kind="bomb"),
+    "PL690/pass_plain_xml/m/1/model.xml": OV_XY,
 }
 """Fixture file (relative to tests/fixtures/rules) -> how it is made."""
 

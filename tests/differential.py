@@ -16,7 +16,7 @@ Where the configs come from:
 1. ``random_groups``: a seeded walker over the compiled schema
    (``MODEL_CONFIG_DESCRIPTOR``). Most configs start from a realistic model (python,
    ONNX, TensorRT, ... with inputs, outputs, batching, sequence controls, instance
-   groups, version policies, warmup, batch I/O) whose values lean towards the edges
+   groups, version policies, warmup, metrics, batch I/O) whose values lean to the edges
    Triton checks (dims 0/-1/-2, preferred sizes around ``max_batch_size``, empty and
    duplicated names); then the walker sets, clears, adds or duplicates random fields
    anywhere in the message. Some groups are an ensemble with its composing models.
@@ -29,8 +29,9 @@ Where the configs come from:
 Each batch of groups is written as one repository (unique folder names; each config
 has no ``name`` or its folder's name, ensembles refer to their siblings), judged by
 ``tritonserver --disable-auto-complete-config`` with an empty backend folder (see
-``oracle.py``) and by ``lint(..., Settings(auto_complete=False, config_only=True))``,
-the engine behind ``pbtxt-lint check --disable-auto-complete-config --config-only``.
+``oracle.py``) and by ``lint(..., SETTINGS)``, the engine behind ``pbtxt-lint check
+--disable-auto-complete-config --config-only --triton-version 2.51`` (the oracle's
+release: fields and platforms newer than it are errors there).
 
 Known tritonserver 2.51 crashes are kept out of shared repositories (``crash_reasons``):
 an empty ``model_repository_agents { }`` block, and an ensemble that depends on a cycle
@@ -60,7 +61,7 @@ from fixture_cases import all_cases
 from google.protobuf import text_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
-from oracle import TritonServer, Verdict
+from oracle import TRITON_VERSION, TritonServer, Verdict
 
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.linter import lint
@@ -68,6 +69,7 @@ from pbtxt_lint.rules import RULES_BY_CODE
 from pbtxt_lint.rules.base import Stage
 from pbtxt_lint.schema import DATA_TYPE_DESCRIPTOR, ModelConfig
 from pbtxt_lint.settings import Settings
+from pbtxt_lint.targets import resolve
 from pbtxt_lint.textproto.binder import is_map, is_repeated, message_type
 from pbtxt_lint.textproto.parse import parse_config
 from pbtxt_lint.textproto.tokenizer import Token, TokenKind, tokenize
@@ -76,8 +78,8 @@ from pbtxt_lint.textproto.tree import Block, Field, ListValue, parse_tree
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples" / "model_repository"
 CONFIG = "config.pbtxt"
-SETTINGS = Settings(auto_complete=False, config_only=True)
-"""``pbtxt-lint check --disable-auto-complete-config --config-only``."""
+SETTINGS = Settings(auto_complete=False, config_only=True, target=resolve(TRITON_VERSION).release)
+"""``pbtxt-lint check --disable-auto-complete-config --config-only --triton-version 2.51``."""
 POLL_STAGES = frozenset({Stage.PARSE, Stage.POLL})
 STRAY_NAMES = frozenset({"__pycache__", "__MACOSX", "lost+found"})
 """Folder names kept as they are when copied (renaming would change what they test)."""
@@ -251,19 +253,9 @@ def _descriptor(msg: Message) -> Descriptor:
     return cast(Descriptor, msg.DESCRIPTOR)
 
 
-NEWER_THAN_ORACLE = frozenset(
-    {("ModelConfig", "model_metrics"), ("ModelEnsembling", "max_inflight_requests")}
-)
-"""Fields of our schema (Triton 2.73) that tritonserver 2.51 does not have: it refuses
-them as unknown fields, so the oracle cannot judge them."""
-
-
 def _avoid(owner: Descriptor, fd: FieldDescriptor) -> bool:
-    """Fields the walker leaves alone: those the oracle does not know, and the
-    repo-agent block (empty, it crashes tritonserver 2.51; otherwise it stops every
-    check after it, as no agent is installed)."""
-    if (owner.name, fd.name) in NEWER_THAN_ORACLE:
-        return True
+    """The walker leaves the repo-agent block alone: empty, it crashes tritonserver 2.51;
+    otherwise it stops every check after it, as no agent is installed."""
     return owner.name == "ModelConfig" and fd.name == "model_repository_agents"
 
 
@@ -309,7 +301,7 @@ _KIND_FILES: dict[str, tuple[str, ...]] = {
     "python": ("model.py",),
     "onnx": ("model.onnx",),
     "tensorrt": ("model.plan",),
-    "pytorch": ("model.pt",),
+    "pytorch": ("model.pt", "model.pt2"),
     "tensorflow": ("model.savedmodel/",),
     "openvino": ("model.xml", "model.bin"),
     "custom": ("model.so",),
@@ -386,6 +378,8 @@ class RandomModels:
                 config.parameters[key].string_value = rng.choice(("1", "", "x"))
         if rng.random() < 0.08:
             self._warmup(rng, config, inputs)
+        if rng.random() < 0.04:
+            self._metrics(rng, config)
         if rng.random() < 0.08:
             config.response_cache.enable = rng.random() < 0.8
         if rng.random() < 0.08:
@@ -406,7 +400,7 @@ class RandomModels:
             "python": [("", "python")],
             "onnx": [("onnxruntime_onnx", ""), ("", "onnxruntime"), ("onnxruntime_onnx",) * 2],
             "tensorrt": [("tensorrt_plan", ""), ("", "tensorrt")],
-            "pytorch": [("pytorch_libtorch", ""), ("", "pytorch")],
+            "pytorch": [("pytorch_libtorch", ""), ("", "pytorch"), ("torch_aoti", "pytorch")],
             "tensorflow": [("tensorflow_savedmodel", ""), ("tensorflow_graphdef", "tensorflow")],
             "openvino": [("", "openvino")],
             "custom": [("", "mybackend")],
@@ -573,6 +567,18 @@ class RandomModels:
                 entry.input_data_file = "data.bin"
             elif choice:
                 setattr(entry, choice, True)
+
+    def _metrics(self, rng: random.Random, config: ModelConfig) -> None:
+        control = config.model_metrics.metric_control.add()
+        if rng.random() < 0.85:
+            control.metric_identifier.family = rng.choice(
+                ("nv_inference_first_response_histogram_ms", "", "custom")
+            )
+        if rng.random() < 0.85:
+            control.histogram_options.SetInParent()
+            control.histogram_options.buckets.extend(
+                rng.choice(((1.0, 10.0), (), (5.0,), (10.0, 1.0)))
+            )
 
     def _batch_io(
         self, rng: random.Random, config: ModelConfig, inputs: Sequence[str], outputs: Sequence[str]
@@ -1083,9 +1089,6 @@ AFTER_DEPENDENCIES = frozenset({"PL107", "PL516"})
 """Poll-stage rules Triton applies to an ensemble only once its composing models have
 loaded (``CheckNode`` first, then version selection): never reached here, where no
 model loads, so an ensemble Triton stopped at a composing model says nothing on them."""
-NEWER_WORDS = ("model_metrics", "max_inflight_requests", "torch_aoti", "model.pt2")
-"""What tritonserver 2.51 does not know but pbtxt-lint (Triton 2.73) accepts: two fields
-it refuses as unknown, and the ``torch_aoti`` platform with its ``model.pt2`` file."""
 PARSE_FAILED = "failed to read text proto"
 
 
@@ -1114,28 +1117,16 @@ class Outcome:
         return self.kind in DISAGREEMENTS
 
 
-def newer_than_oracle(files: Files) -> str | None:
-    """The first feature of this model folder that tritonserver 2.51 predates, if any."""
-    config = files.get(CONFIG, b"").decode("utf-8", "replace")
-    for word in NEWER_WORDS:
-        if word in config or any(path.endswith(word) for path in files):
-            return word
-    return None
-
-
-def classify(verdict: Verdict, errors: Sequence[Diagnostic], newer: str | None = None) -> Kind:
+def classify(verdict: Verdict, errors: Sequence[Diagnostic]) -> Kind:
     """The rule: rejected needs one of our errors; passing poll allows no parse/poll error.
 
     What "passing poll" covers depends on where Triton stopped: at a missing repository
     agent (stage ``poll``) only parsing had run; at an ensemble's composing model
-    (stage ``ensemble``) everything but ``AFTER_DEPENDENCIES``. A rejection we do not
-    report is skipped when the model uses a feature (``newer``) the oracle predates.
+    (stage ``ensemble``) everything but ``AFTER_DEPENDENCIES``.
     """
     codes = [d.code for d in errors]
     if verdict.status == "rejected":
-        if codes:
-            return "agree"
-        return "skipped" if newer else "missed"
+        return "agree" if codes else "missed"
     if verdict.status in ("backend_missing", "ready"):
         judged = set(POLL_STAGES)
         if verdict.status == "ready":
@@ -1310,11 +1301,8 @@ class Judge:
                 verdict = verdicts[model]
                 diagnostics = tuple(by_model.get(model, ()))
                 errors = [d for d in diagnostics if d.severity is Severity.ERROR]
-                newer = newer_than_oracle(group.models[model])
-                kind = classify(verdict, errors, newer)
-                note = ""
-                if kind == "skipped":
-                    note = f"tritonserver 2.51 predates {newer}" if newer else verdict.status
+                kind = classify(verdict, errors)
+                note: str = verdict.status if kind == "skipped" else ""
                 if model in internal:
                     kind, note = "internal_error", internal[model]
                 outcomes.append(Outcome(model, group, verdict, diagnostics, kind, note))

@@ -15,6 +15,8 @@ from pbtxt_lint import __version__
 from pbtxt_lint.cli import cli
 from pbtxt_lint.rules import ALL_RULES
 
+MINIMAL_MODEL_PY = "class TritonPythonModel:\n    def execute(self, requests):\n        return []\n"
+
 GOOD = """name: "m"
 backend: "python"
 max_batch_size: 0
@@ -29,7 +31,7 @@ def make_model(root: Path, name: str, config: str, versions: tuple[str, ...] = (
     (model / "config.pbtxt").write_text(config)
     for version in versions:
         (model / version).mkdir()
-        (model / version / "model.py").write_text("")
+        (model / version / "model.py").write_text(MINIMAL_MODEL_PY)
     return model
 
 

@@ -18,6 +18,8 @@ from types import ModuleType
 import pytest
 from test_cli import GOOD
 
+MINIMAL_MODEL_PY = "class TritonPythonModel:\n    def execute(self, requests):\n        return []\n"
+
 ROOT = Path(__file__).resolve().parent.parent
 GENERATOR = ROOT / "scripts" / "gen_pre_commit_hooks.py"
 
@@ -99,7 +101,7 @@ def test_real_pre_commit(tmp_path: Path) -> None:
         (models / name / "config.pbtxt").write_text(config)
         for version in versions:
             (models / name / version).mkdir()
-            (models / name / version / "model.py").write_text("")
+            (models / name / version / "model.py").write_text(MINIMAL_MODEL_PY)
     (project / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {hooks.as_posix()}\n    rev: {revision}\n"
         "    hooks:\n      - id: pbtxt-lint\n"

@@ -21,7 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pbtxt_lint.artifacts.onnx import read_onnx
+from pbtxt_lint.artifacts.openvino import read_openvino
+from pbtxt_lint.artifacts.python_model import read_python_model
+from pbtxt_lint.artifacts.savedmodel import read_savedmodel
 from pbtxt_lint.artifacts.signature import ArtifactError, Signature
+from pbtxt_lint.artifacts.tensorrt import read_plan
+from pbtxt_lint.artifacts.torchscript import read_torchscript
 from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.triton.autofill import DEFAULT_FILENAMES
@@ -33,7 +38,14 @@ if TYPE_CHECKING:
 Reader = Callable[[Path, Path], Signature]
 """`reader(artifact_path, model_dir)`: the signature, or raises `ArtifactError`."""
 
-READERS: dict[str, Reader] = {"onnx": read_onnx}
+READERS: dict[str, Reader] = {
+    "onnx": read_onnx,
+    "plan": read_plan,
+    "torchscript": read_torchscript,
+    "openvino": read_openvino,
+    "savedmodel": read_savedmodel,
+    "python": read_python_model,
+}
 """Artifact format -> reader. Formats without a reader are located but never read."""
 
 FORMAT_OF_PLATFORM: Mapping[str, str] = {
@@ -51,7 +63,7 @@ FORMAT_OF_BACKEND: Mapping[str, str] = {
     "python": "python",
 }
 
-DIRECTORY_ENTRY: Mapping[str, str] = {"onnx": "model.onnx"}
+DIRECTORY_ENTRY: Mapping[str, str] = {"onnx": "model.onnx", "savedmodel": "saved_model.pb"}
 """Formats whose artifact may be a folder, and the file the backend then opens in it."""
 
 

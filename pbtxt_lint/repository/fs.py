@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 MAX_CONFIG_BYTES = 8 * 1024 * 1024
 
@@ -19,8 +19,9 @@ class FsError(Exception):
     """A path could not be read; the message is for a diagnostic."""
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
+    """One name in a folder (a tuple: a repository of 10,000 models lists many)."""
+
     name: str
     is_dir: bool
     is_symlink: bool
@@ -45,9 +46,8 @@ def list_dir(root: Path, folder: Path) -> list[Entry]:
         raise FsError(describe_os_error(error, folder)) from None
     entries = []
     for item in raw:
-        path = Path(item.path)
         symlink = item.is_symlink()
-        outside = symlink and not is_inside(root, path)
+        outside = symlink and not is_inside(root, Path(item.path))
         try:
             is_dir = item.is_dir(follow_symlinks=not outside)
         except OSError:
@@ -57,12 +57,18 @@ def list_dir(root: Path, folder: Path) -> list[Entry]:
     return entries
 
 
-def read_text_file(root: Path, path: Path, limit: int = MAX_CONFIG_BYTES) -> bytes:
-    """Read a small regular file inside the repository, or raise FsError."""
-    if not is_inside(root, path):
+def read_text_file(
+    root: Path, path: Path, limit: int = MAX_CONFIG_BYTES, *, known_inside: bool = False
+) -> bytes:
+    """Read a small regular file inside the repository, or raise FsError.
+
+    `known_inside`: the caller listed every folder from `root` down and none of them,
+    nor the file, is a symlink, so the (costly) resolution of the path is skipped.
+    """
+    if not known_inside and not is_inside(root, path):
         raise FsError(f"{path.name} is a symlink to a file outside the repository; not read")
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError as error:
         raise FsError(describe_os_error(error, path)) from None
     if stat.S_ISDIR(info.st_mode):

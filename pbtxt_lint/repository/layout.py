@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from pbtxt_lint.repository.fs import Entry, FsError, list_dir, read_text_file
@@ -43,9 +44,12 @@ class ModelFolder:
     outside: bool = False
     config_path: Path | None = None
     unused_configs: list[Path] = field(default_factory=list)
+    config_known_inside: bool = False
+    """`config_path` was reached through listed folders, none of them a symlink."""
     _config: ConfigFile | None = field(default=None, repr=False)
+    _contents: dict[str, Mapping[str, FolderEntry] | None] = field(default_factory=dict, repr=False)
 
-    @property
+    @cached_property
     def path(self) -> Path:
         return self.repository / self.name
 
@@ -59,12 +63,21 @@ class ModelFolder:
         return [e.name for e in self.entries or [] if e.is_dir]
 
     def contents(self, subfolder: str) -> Mapping[str, FolderEntry] | None:
-        """Names in `<model>/<subfolder>`, or None if it cannot be listed."""
+        """Names in `<model>/<subfolder>`, or None if it cannot be listed.
+
+        Listed once per run: several rules (and Triton's backend inference) look at the
+        same version folder, and the repository does not change while it is checked.
+        """
+        if subfolder in self._contents:
+            return self._contents[subfolder]
         try:
             entries = list_dir(self.repository, self.path / subfolder)
         except FsError:
-            return None
-        return {e.name: FolderEntry(e.name, e.is_dir) for e in entries}
+            listing = None
+        else:
+            listing = {e.name: FolderEntry(e.name, e.is_dir) for e in entries}
+        self._contents[subfolder] = listing
+        return listing
 
     def first_subfolder_contents(self) -> Mapping[str, FolderEntry] | None:
         """What Triton's backend inference looks at: the first sub-folder, sorted."""
@@ -80,7 +93,9 @@ class ModelFolder:
         if self._config is None:
             self._config = ConfigFile(self.config_path)
             try:
-                data = read_text_file(self.repository, self.config_path)
+                data = read_text_file(
+                    self.repository, self.config_path, known_inside=self.config_known_inside
+                )
             except FsError as error:
                 self._config.read_error = str(error)
             else:
@@ -149,6 +164,7 @@ def _load_model_folder(root: Path, entry: Entry, model_config_name: str | None) 
         folder.config_path = folder.path / CONFIGS_FOLDER / f"{model_config_name}.pbtxt"
     elif CONFIG_NAME in names:
         folder.config_path = folder.path / CONFIG_NAME
+        folder.config_known_inside = not entry.is_symlink and not names[CONFIG_NAME].is_symlink
     selected = folder.config_path.name if folder.config_path else None
     folder.unused_configs = [
         folder.path / CONFIGS_FOLDER / name
@@ -218,6 +234,7 @@ def discover(
             if folder is not None and config_file.parent.name == CONFIGS_FOLDER:
                 # The user named this variant explicitly: check it, as if selected.
                 folder.config_path = folder.path / CONFIGS_FOLDER / config_file.name
+                folder.config_known_inside = False
                 folder.unused_configs = [
                     p for p in folder.unused_configs if p.name != config_file.name
                 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from pbtxt_lint.rules import (
+    artifact_formats,
     artifacts,
     batching,
     ensembles,
@@ -42,6 +43,7 @@ MODULES: tuple[ModuleType, ...] = (
     instances,
     ensembles,
     artifacts,
+    artifact_formats,
     features,
 )
 """Every module that defines rules."""
@@ -49,10 +51,7 @@ MODULES: tuple[ModuleType, ...] = (
 
 def _collect() -> tuple[Rule, ...]:
     rules = [
-        value
-        for module in MODULES
-        for value in vars(module).values()
-        if isinstance(value, Rule)
+        value for module in MODULES for value in vars(module).values() if isinstance(value, Rule)
     ]
     codes = [r.code for r in rules]
     duplicates = {c for c in codes if codes.count(c) > 1}

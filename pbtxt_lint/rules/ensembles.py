@@ -50,6 +50,7 @@ def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
             context.repository,
             auto_complete=not context.strict,
             source_map=parsed.source_map if parsed else None,
+            config_only=context.settings.config_only,
         )
     _LAST_GRAPH.set((context, graph))
     return graph

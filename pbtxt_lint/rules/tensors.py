@@ -195,8 +195,7 @@ def _missing_findings(context: ModelContext, field: str, hint: str) -> Iterator[
         if not getattr(tensor.io, field):
             outcome = "refuses the model" if severity is ERROR else "refuses the model if not"
             yield Finding(
-                f"{tensor.label} has no {field} ({note}); Triton requires a {what} and "
-                + outcome,
+                f"{tensor.label} has no {field} ({note}); Triton requires a {what} and " + outcome,
                 at=(*tensor.path, field),
                 hint=hint,
                 severity=severity,

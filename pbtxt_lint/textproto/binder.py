@@ -1,28 +1,39 @@
-"""Bind a syntax tree to the ModelConfig schema: type-check it and map every field to
-its position.
+"""Bind a syntax tree to the ModelConfig schema: decide, locate, explain, and build.
 
-This is where "did you mean" lives: protobuf says `has no field named "dim"`, we say
-which field was meant, or where a field that exists elsewhere belongs. Every problem
-found here is one protobuf's parser would also reject, except the `warning` kinds
-(duplicate map keys, undeclared enum numbers) which protobuf accepts silently.
+This is where the verdict on a file is made, with the rules of protobuf's C++ text
+parser (`text_format.cc`, which Triton uses), not Python's: which spellings each field
+type takes (hex and octal integers, `-` apart from its number, `1` for true, enum
+numbers, `inf` and `nan` for floats but `inff` not), when a field may not be given
+twice (a scalar only once it holds a non-default value, a map entry's key always), and
+which oneof members exclude each other. Every problem of an error kind is one the C++
+parser rejects too; the `warning` kinds (duplicate map keys, undeclared enum numbers,
+strings that are not UTF-8) are ones it accepts silently.
+
+While checking, the binder fills the `ModelConfig` the text describes, so a file
+needs no second parse by `text_format` (which decides differently, and is slow); a
+test checks that both give the same message for every valid fixture. It also records
+the position of every field for the source map, and says "did you mean" where
+protobuf only says no.
 """
 
 from __future__ import annotations
 
-import difflib
-import functools
 import enum
+import functools
 import math
 import re
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
 
 from pbtxt_lint.diagnostics import Edit, Fix, Span
 from pbtxt_lint.textproto.sourcemap import Key, Located, PathElement, SourceMap
-from pbtxt_lint.textproto.tokenizer import Token, TokenKind, string_value
+from pbtxt_lint.textproto.tokenizer import Token, TokenKind, string_bytes, string_value
 from pbtxt_lint.textproto.tree import Block, Document, Field, ListValue, Scalar, token_span
 
 
@@ -44,6 +55,12 @@ class ProblemKind(enum.Enum):
     UNDECLARED_ENUM_NUMBER = "undeclared-enum-number"
 
 
+ACCEPTED_KINDS = frozenset(
+    {ProblemKind.DUPLICATE_MAP_KEY, ProblemKind.UNDECLARED_ENUM_NUMBER, ProblemKind.NOT_UTF8}
+)
+"""Problems Triton's parser accepts silently: warnings, never a reason to reject."""
+
+
 @dataclass(frozen=True)
 class Problem:
     kind: ProblemKind
@@ -55,10 +72,19 @@ class Problem:
 
 def is_repeated(fd: FieldDescriptor) -> bool:
     """`is_repeated` is new in protobuf 6; older runtimes only have `label`."""
-    flag = getattr(fd, "is_repeated", None)
-    if flag is not None:
-        return bool(flag)
-    return bool(getattr(fd, "label", None) == FieldDescriptor.LABEL_REPEATED)
+    known = _REPEATED.get(fd)
+    if known is None:
+        flag = getattr(fd, "is_repeated", None)
+        if flag is not None:
+            known = bool(flag)
+        else:
+            known = bool(getattr(fd, "label", None) == FieldDescriptor.LABEL_REPEATED)
+        _REPEATED[fd] = known
+    return known
+
+
+_REPEATED: dict[FieldDescriptor, bool] = {}
+"""Answers of `is_repeated` (the binder asks for every field it binds)."""
 
 
 def message_type(fd: FieldDescriptor) -> Descriptor:
@@ -77,6 +103,7 @@ _INT_RANGES = {
     FieldDescriptor.CPPTYPE_UINT32: (0, 2**32 - 1),
     FieldDescriptor.CPPTYPE_UINT64: (0, 2**64 - 1),
 }
+_FLOATS = (FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE)
 _TYPE_WORDS = {
     FieldDescriptor.CPPTYPE_INT32: "an integer",
     FieldDescriptor.CPPTYPE_INT64: "an integer",
@@ -89,10 +116,10 @@ _TYPE_WORDS = {
     FieldDescriptor.CPPTYPE_ENUM: "an enum name",
     FieldDescriptor.CPPTYPE_MESSAGE: "a block { ... }",
 }
-_BOOL_WORDS = {"true", "True", "t", "false", "False", "f"}
-_INT_RE = re.compile(r"-?(0[xX][0-9A-Fa-f]+|0[0-7]*|[1-9][0-9]*)")
-_FLOAT_RE = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fF]?")
-_FLOAT_WORDS = {"inf", "infinity", "nan"}
+_BOOL_WORDS = {"true": True, "True": True, "t": True, "false": False, "False": False, "f": False}
+_INTEGER_RE = re.compile(r"0[xX][0-9A-Fa-f]+|0[0-7]*|[1-9][0-9]*")
+_FLOAT_RE = re.compile(r"(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fF]?")
+_FLOAT_WORDS = {"inf": math.inf, "infinity": math.inf, "nan": math.nan}
 
 # Names people write for fields that are called something else in ModelConfig.
 FIELD_ALIASES = {
@@ -111,34 +138,58 @@ FIELD_ALIASES = {
 }
 
 
-def parse_int(text: str) -> int | None:
-    """Parse an integer token the way protobuf does (decimal, 0x hex, 0 octal)."""
-    if not _INT_RE.fullmatch(text):
+def _unsigned_int(body: str) -> int | None:
+    """An integer token without sign (decimal, 0x hex, 0 octal), as C++ reads it."""
+    if not _INTEGER_RE.fullmatch(body):
         return None
-    negative = text.startswith("-")
-    body = text[1:] if negative else text
     if body[:2] in ("0x", "0X"):
-        value = int(body, 16)
-    elif len(body) > 1 and body.startswith("0"):
-        value = int(body, 8)
-    else:
-        value = int(body)
+        return int(body[2:], 16)
+    if len(body) > 1 and body[0] == "0":
+        return int(body, 8)
+    return int(body)
+
+
+def parse_int(text: str) -> int | None:
+    """Parse an integer spelling the way protobuf does (decimal, 0x hex, 0 octal, `-`)."""
+    negative = text.startswith("-")
+    value = _unsigned_int(text[1:] if negative else text)
+    if value is None:
+        return None
     return -value if negative else value
 
 
 def parse_float(text: str) -> float | None:
-    lowered = text.lower().lstrip("-")
-    if lowered in _FLOAT_WORDS or lowered.rstrip("f") in _FLOAT_WORDS:
-        value = math.inf if lowered.startswith("inf") else math.nan
-        return -value if text.startswith("-") else value
-    if _FLOAT_RE.fullmatch(text) or _INT_RE.fullmatch(text):
-        number = parse_int(text)
-        return float(number) if number is not None else float(text.rstrip("fF"))
+    """Parse a float spelling the way protobuf does for float and double fields."""
+    negative = text.startswith("-")
+    body = text[1:] if negative else text
+    value = _float_body(body)
+    if value is None:
+        return None
+    return -value if negative else value
+
+
+def _float_body(body: str) -> float | None:
+    word = _FLOAT_WORDS.get(body.lower())
+    if word is not None:
+        return word
+    if _INTEGER_RE.fullmatch(body):
+        if _is_hex_or_octal(body):
+            return None
+        return float(body)
+    if _FLOAT_RE.fullmatch(body):
+        return float(body.rstrip("fF"))
     return None
+
+
+def _is_hex_or_octal(body: str) -> bool:
+    """C++ refuses these for float fields (`IsHexNumber` / `IsOctNumber`): 0x10, 017, 00."""
+    return len(body) >= 2 and body[0] == "0" and (body[1] in "xX" or "0" <= body[1] < "8")
 
 
 def suggest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
     """The closest candidate, case-insensitively, or None."""
+    import difflib  # only when there is a mistake to explain
+
     by_lower = {c.lower(): c for c in candidates}
     match = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=cutoff)
     return by_lower[match[0]] if match else None
@@ -148,26 +199,46 @@ def _replace(token: Token, text: str, description: str, safe: bool = True) -> Fi
     return Fix(description, (Edit(token.start, token.end, text),), safe)
 
 
-@dataclass
 class _Seen:
-    """Per-block bookkeeping for duplicate and oneof checks."""
+    """Per-block bookkeeping: where fields were set, oneof members, map keys."""
 
-    singular: dict[str, Token] = field(default_factory=dict)
-    oneofs: dict[str, Token] = field(default_factory=dict)
-    repeated_counts: dict[str, int] = field(default_factory=dict)
-    map_keys: dict[str, dict[object, Token]] = field(default_factory=dict)
+    __slots__ = ("map_keys", "oneofs", "present", "repeated_counts", "singular")
+
+    def __init__(self, present: set[str] | None = None) -> None:
+        self.singular: dict[str, Token] = {}
+        self.oneofs: dict[str, Token] = {}
+        self.repeated_counts: dict[str, int] = {}
+        self.map_keys: dict[str, dict[object, Token]] = {}
+        self.present = present
+        """For a map entry: the fields given so far (its key and value have presence)."""
+
+
+class _Number(NamedTuple):
+    """A scalar's sign and number spelling: `-1`, `- 0x1F`, `-inf` (body without '-')."""
+
+    negative: bool
+    body: str
+    token: Token
+
+
+@functools.cache
+def _message_class(descriptor: Descriptor) -> type[Message]:
+    return GetMessageClass(descriptor)
 
 
 class Binder:
-    """Walks the tree once, checking types and recording positions."""
+    """Walks the tree once: checks types, records positions, builds the message."""
 
     def __init__(self, root: Descriptor) -> None:
         self.root = root
         self.problems: list[Problem] = []
         self.source_map = SourceMap()
+        self.message: Message = _message_class(root)()
+        self.bad_starts: frozenset[int] = frozenset()
 
     def bind(self, document: Document) -> None:
-        self.bind_fields(document.fields, self.root, ())
+        self.bad_starts = document.bad_starts
+        self.bind_fields(document.fields, self.root, (), self.message, _Seen())
 
     def problem(
         self,
@@ -179,17 +250,26 @@ class Binder:
     ) -> None:
         self.problems.append(Problem(kind, message, span, hint, fix))
 
+    @property
+    def has_errors(self) -> bool:
+        return any(p.kind not in ACCEPTED_KINDS for p in self.problems)
+
     def bind_fields(
-        self, fields: list[Field], descriptor: Descriptor, path: tuple[PathElement, ...]
+        self,
+        fields: list[Field],
+        descriptor: Descriptor,
+        path: tuple[PathElement, ...],
+        message: Message,
+        seen: _Seen,
     ) -> None:
-        seen = _Seen()
+        by_name = descriptor.fields_by_name
         for node in fields:
-            fd = descriptor.fields_by_name.get(node.name.text)
+            fd = by_name.get(node.name.text)
             if fd is None:
                 self.unknown_field(node, descriptor)
                 continue
-            self.check_multiplicity(node, fd, seen)
-            self.bind_field(node, fd, path + (fd.name,), seen)
+            self.check_multiplicity(node, fd, seen, message)
+            self.bind_field(node, fd, path + (fd.name,), seen, message)
 
     def unknown_field(self, node: Field, descriptor: Descriptor) -> None:
         name = node.name.text
@@ -218,18 +298,22 @@ class Binder:
             hint = f"the fields of {where} are: {', '.join(sorted(candidates))}"
         self.problem(ProblemKind.UNKNOWN_FIELD, message, node.name_span, hint)
 
-    def check_multiplicity(self, node: Field, fd: FieldDescriptor, seen: _Seen) -> None:
-        if not is_repeated(fd):
-            first = seen.singular.get(fd.name)
-            if first is not None:
-                self.problem(
-                    ProblemKind.DUPLICATE_FIELD,
-                    f"'{fd.name}' is set twice (first at line {first.line}); "
-                    "it is not a repeated field",
-                    node.name_span,
-                    "keep one of the two",
-                )
-            seen.singular.setdefault(fd.name, node.name)
+    def check_multiplicity(
+        self, node: Field, fd: FieldDescriptor, seen: _Seen, message: Message
+    ) -> None:
+        """C++ refuses a second value once the field is set (`HasField`), and a second
+        member of a oneof. A scalar without presence counts as set only when it holds
+        a non-default value: `max_batch_size: 0 max_batch_size: 8` is accepted."""
+        if not is_repeated(fd) and _is_set(message, fd, seen.present):
+            first = seen.singular.get(fd.name, node.name)
+            self.problem(
+                ProblemKind.DUPLICATE_FIELD,
+                f"'{fd.name}' is set twice (first at line {first.line}); "
+                "it is not a repeated field",
+                node.name_span,
+                "keep one of the two",
+            )
+        seen.singular[fd.name] = seen.singular.get(fd.name, node.name)
         oneof = fd.containing_oneof
         if oneof is not None and not oneof.name.startswith("_"):
             other = seen.oneofs.get(oneof.name)
@@ -242,6 +326,8 @@ class Binder:
                     f"keep either '{fd.name}' or '{other.text}'",
                 )
             seen.oneofs.setdefault(oneof.name, node.name)
+        if seen.present is not None:
+            seen.present.add(fd.name)
 
     def bind_field(
         self,
@@ -249,49 +335,14 @@ class Binder:
         fd: FieldDescriptor,
         path: tuple[PathElement, ...],
         seen: _Seen,
+        message: Message,
     ) -> None:
         value = node.value
         if value is None:
             return
         repeated = is_repeated(fd)
         if fd.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE:
-            if path not in self.source_map:
-                self.source_map.add(path, Located(node.name, node, node))
-            items: list[Scalar | Block]
-            if isinstance(value, ListValue):
-                if not repeated:
-                    self.problem(
-                        ProblemKind.WRONG_TYPE,
-                        f"'{fd.name}' takes one block, not a list",
-                        value.span,
-                        f"write `{fd.name} {{ ... }}`",
-                    )
-                    return
-                items = value.items
-            else:
-                items = [value]
-            for item in items:
-                if not isinstance(item, Block):
-                    self.problem(
-                        ProblemKind.WRONG_TYPE,
-                        f"'{fd.name}' is a message: it takes a block {{ ... }}, not {item.text}",
-                        item.span,
-                        _message_value_hint(fd, item),
-                    )
-                    continue
-                if is_map(fd):
-                    self.bind_map_entry(item, fd, path, seen)
-                    continue
-                if repeated:
-                    index = seen.repeated_counts.get(fd.name, 0)
-                    seen.repeated_counts[fd.name] = index + 1
-                    element_path = path + (index,)
-                else:
-                    element_path = path
-                    self.source_map.add(path, Located(node.name, item, node))
-                if repeated:
-                    self.source_map.add(element_path, Located(None, item, item))
-                self.bind_fields(item.fields, message_type(fd), element_path)
+            self.bind_message_field(node, value, fd, path, seen, message)
             return
         if node.colon is None and isinstance(value, ListValue):
             self.problem(
@@ -312,8 +363,11 @@ class Binder:
                 return
             self.source_map.add(path, Located(node.name, value, node))
             start = seen.repeated_counts.get(fd.name, 0)
+            target = getattr(message, fd.name)
             for offset, item in enumerate(value.items):
-                self.bind_scalar(item, fd, path + (start + offset,))
+                decoded = self.bind_scalar(item, fd, path + (start + offset,))
+                if decoded is not None:
+                    target.append(decoded)
             seen.repeated_counts[fd.name] = start + len(value.items)
             return
         if isinstance(value, Block):
@@ -328,13 +382,72 @@ class Binder:
             seen.repeated_counts[fd.name] = index + 1
             if path not in self.source_map:
                 self.source_map.add(path, Located(node.name, value, node))
-            self.bind_scalar(value, fd, path + (index,))
+            decoded = self.bind_scalar(value, fd, path + (index,))
+            if decoded is not None:
+                getattr(message, fd.name).append(decoded)
         else:
             self.source_map.add(path, Located(node.name, value, node))
-            self.bind_scalar(value, fd, path)
+            decoded = self.bind_scalar(value, fd, path)
+            if decoded is not None:
+                setattr(message, fd.name, decoded)
+
+    def bind_message_field(
+        self,
+        node: Field,
+        value: Scalar | Block | ListValue,
+        fd: FieldDescriptor,
+        path: tuple[PathElement, ...],
+        seen: _Seen,
+        message: Message,
+    ) -> None:
+        repeated = is_repeated(fd)
+        if path not in self.source_map:
+            self.source_map.add(path, Located(node.name, node, node))
+        items: list[Scalar | Block]
+        if isinstance(value, ListValue):
+            if not repeated:
+                self.problem(
+                    ProblemKind.WRONG_TYPE,
+                    f"'{fd.name}' takes one block, not a list",
+                    value.span,
+                    f"write `{fd.name} {{ ... }}`",
+                )
+                return
+            items = value.items
+        else:
+            items = [value]
+        for item in items:
+            if not isinstance(item, Block):
+                self.problem(
+                    ProblemKind.WRONG_TYPE,
+                    f"'{fd.name}' is a message: it takes a block {{ ... }}, not {item.text}",
+                    item.span,
+                    _message_value_hint(fd, item),
+                )
+                continue
+            if is_map(fd):
+                self.bind_map_entry(item, fd, path, seen, message)
+                continue
+            if repeated:
+                index = seen.repeated_counts.get(fd.name, 0)
+                seen.repeated_counts[fd.name] = index + 1
+                element_path = path + (index,)
+                sub = getattr(message, fd.name).add()
+                self.source_map.add(element_path, Located(None, item, item))
+            else:
+                element_path = path
+                sub = getattr(message, fd.name)
+                sub.SetInParent()
+                self.source_map.add(path, Located(node.name, item, node))
+            self.bind_fields(item.fields, message_type(fd), element_path, sub, _Seen())
 
     def bind_map_entry(
-        self, entry: Block, fd: FieldDescriptor, path: tuple[PathElement, ...], seen: _Seen
+        self,
+        entry: Block,
+        fd: FieldDescriptor,
+        path: tuple[PathElement, ...],
+        seen: _Seen,
+        message: Message,
     ) -> None:
         """Map entries are `{ key: .. value: .. }`; the last duplicate key wins."""
         entry_type = message_type(fd)
@@ -342,7 +455,7 @@ class Binder:
         key_node = next((f for f in entry.fields if f.name.text == "key"), None)
         key: object = "" if key_fd.cpp_type == FieldDescriptor.CPPTYPE_STRING else 0
         if key_node is not None and isinstance(key_node.value, Scalar):
-            decoded = _decode_scalar(key_node.value, key_fd)
+            decoded = _decode_key(key_node.value, key_fd)
             if decoded is not None:
                 key = decoded
         keys = seen.map_keys.setdefault(fd.name, {})
@@ -358,64 +471,105 @@ class Binder:
         keys[key] = anchor
         entry_path = path + (Key(key),)
         self.source_map.add(entry_path, Located(anchor, entry, entry))
-        self.bind_fields(entry.fields, entry_type, entry_path)
+        built = _message_class(entry_type)()
+        self.bind_fields(entry.fields, entry_type, entry_path, built, _Seen(present=set()))
+        target = getattr(message, fd.name)
+        built_key = getattr(built, "key")  # noqa: B009 (a field of a generated class)
+        built_value = getattr(built, "value")  # noqa: B009
+        if entry_type.fields_by_name["value"].message_type is not None:
+            target[built_key].CopyFrom(built_value)
+        else:
+            target[built_key] = built_value
+
+    # -- scalars -------------------------------------------------------------------
 
     def bind_scalar(
         self, item: Scalar | Block, fd: FieldDescriptor, path: tuple[PathElement, ...]
-    ) -> None:
+    ) -> object | None:
+        """Check one scalar against its field; return the value to store (None if bad)."""
         if isinstance(item, Block):
             self.problem(
                 ProblemKind.WRONG_TYPE,
                 f"'{fd.name}' expects {_TYPE_WORDS[fd.cpp_type]}, not a block",
                 item.span,
             )
-            return
+            return None
         self.source_map.add(path, Located(None, item, item))
-        token = item.first
+        bad = self.bad_starts
+        if bad and any(token.start in bad for token in item.tokens):
+            return None  # the tokenizer already said what is wrong with the spelling
         cpp = fd.cpp_type
         if cpp == FieldDescriptor.CPPTYPE_STRING:
-            self.check_string(item, fd)
-        elif cpp == FieldDescriptor.CPPTYPE_ENUM:
-            self.check_enum(token, fd)
-        elif cpp == FieldDescriptor.CPPTYPE_BOOL:
-            if not (token.text in _BOOL_WORDS or token.text in ("0", "1")):
+            return self.check_string(item, fd)
+        if cpp == FieldDescriptor.CPPTYPE_ENUM:
+            return self.check_enum(item, fd)
+        if cpp == FieldDescriptor.CPPTYPE_BOOL:
+            return self.check_bool(item, fd)
+        if cpp in _INT_RANGES:
+            return self.check_int(item, fd)
+        return self.check_float(item, fd)
+
+    def sign_and_number(self, item: Scalar, fd: FieldDescriptor) -> _Number | None:
+        """Split `-1`, `- 1` or `1` into sign and spelling; report `- -1`."""
+        first = item.first
+        if first.kind is TokenKind.SYMBOL:  # '-' apart from its number
+            token = item.tokens[1]
+            if token.text.startswith("-"):
                 self.problem(
                     ProblemKind.WRONG_TYPE,
-                    f"'{fd.name}' is a boolean; {token.text} is not true or false",
-                    token_span(token),
-                    f"write `{fd.name}: true` or `{fd.name}: false`",
-                    _bool_fix(token),
+                    f"'{fd.name}' has two minus signs in {item.text}",
+                    item.span,
+                    "keep one '-'",
                 )
-        elif cpp in _INT_RANGES:
-            self.check_int(token, fd)
-        else:
-            self.check_float(token, fd)
+                return None
+            return _Number(True, token.text, token)
+        if first.kind is TokenKind.NUMBER and first.text.startswith("-"):
+            return _Number(True, first.text[1:], first)
+        return _Number(False, first.text, first)
 
-    def check_string(self, item: Scalar, fd: FieldDescriptor) -> None:
-        for token in item.tokens:
-            if token.kind is not TokenKind.STRING:
-                self.problem(
-                    ProblemKind.WRONG_TYPE,
-                    f"'{fd.name}' is a string: {token.text} must be quoted",
-                    token_span(token),
-                    f'write `{fd.name}: "{token.text}"`',
-                    _replace(token, f'"{token.text}"', "add quotes"),
-                )
-            elif string_value(token.text) is None:
-                self.problem(
-                    ProblemKind.SYNTAX,
-                    "this string is not terminated or has an invalid escape",
-                    token_span(token),
-                    "close the quote on the same line; escape backslashes as \\\\",
-                )
+    def check_string(self, item: Scalar, fd: FieldDescriptor) -> str | None:
+        first = item.first
+        if first.kind is not TokenKind.STRING:
+            text = item.text
+            self.problem(
+                ProblemKind.WRONG_TYPE,
+                f"'{fd.name}' is a string: {text} must be quoted",
+                item.span,
+                f'write `{fd.name}: "{text}"`',
+                Fix("add quotes", (Edit(first.start, item.last.end, f'"{text}"'),)),
+            )
+            return None
+        parts = [string_bytes(token.text) for token in item.tokens]
+        if any(part is None for part in parts):
+            self.problem(
+                ProblemKind.SYNTAX,
+                "this string is not terminated or has an invalid escape",
+                item.span,
+                "close the quote on the same line; escape backslashes as \\\\",
+            )
+            return None
+        data = b"".join(part or b"" for part in parts)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            self.problem(
+                ProblemKind.NOT_UTF8,
+                f"the value of '{fd.name}' is not valid UTF-8 (byte 0x{data[error.start]:02x}"
+                f"); Triton keeps the raw bytes, which break its JSON and gRPC answers",
+                item.span,
+                "write the text as UTF-8 characters or \\u escapes, not \\x or octal bytes",
+            )
+            return data.decode("utf-8", "replace")
 
-    def check_enum(self, token: Token, fd: FieldDescriptor) -> None:
+    def check_enum(self, item: Scalar, fd: FieldDescriptor) -> int | None:
         enum_type = fd.enum_type
         assert enum_type is not None
         names = list(enum_type.values_by_name)
+        token = item.first
         if token.kind is TokenKind.IDENTIFIER:
-            if token.text in enum_type.values_by_name:
-                return
+            known = enum_type.values_by_name.get(token.text)
+            if known is not None:
+                return int(known.number)
             target = enum_suggestion(token.text, enum_type)
             self.problem(
                 ProblemKind.UNKNOWN_ENUM,
@@ -424,7 +578,8 @@ class Binder:
                 f"did you mean {target}?" if target else f"use one of: {', '.join(names)}",
                 _replace(token, target, f"replace with {target}") if target else None,
             )
-        elif token.kind is TokenKind.STRING:
+            return None
+        if token.kind is TokenKind.STRING:
             inner = string_value(token.text) or ""
             target = inner if inner in enum_type.values_by_name else None
             target = target or enum_suggestion(inner, enum_type)
@@ -435,30 +590,66 @@ class Binder:
                 f"write `{fd.name}: {target}`" if target else f"use one of: {', '.join(names)}",
                 _replace(token, target, "remove the quotes") if target else None,
             )
-        else:
-            number = parse_int(token.text)
-            if number is None or not -(2**31) <= number < 2**31:
-                self.problem(
-                    ProblemKind.WRONG_TYPE,
-                    f"'{fd.name}' expects an enum name, not {token.text}",
-                    token_span(token),
-                    f"use one of: {', '.join(names)}",
-                )
-            elif number not in enum_type.values_by_number:
-                self.problem(
-                    ProblemKind.UNDECLARED_ENUM_NUMBER,
-                    f"{number} is not a declared value of {enum_type.name} (field "
-                    f"'{fd.name}'); protobuf accepts it but Triton's behaviour is undefined",
-                    token_span(token),
-                    f"use one of: {', '.join(names)}",
-                )
+            return None
+        number = self.sign_and_number(item, fd)
+        if number is None:
+            return None
+        magnitude = _unsigned_int(number.body)
+        if magnitude is None:
+            hint = f"use one of: {', '.join(names)}"
+            if number.negative and number.body in enum_type.values_by_name:
+                hint = f"drop the '-': write `{fd.name}: {number.body}`"
+            self.problem(
+                ProblemKind.WRONG_TYPE,
+                f"'{fd.name}' expects an enum name or an integer, not {item.text}",
+                item.span,
+                hint,
+            )
+            return None
+        value = -magnitude if number.negative else magnitude
+        if not -(2**31) <= value < 2**31:
+            self.problem(
+                ProblemKind.OUT_OF_RANGE,
+                f"{item.text} is out of range for the enum field '{fd.name}' (a 32-bit integer)",
+                item.span,
+                f"use one of: {', '.join(names)}",
+            )
+            return None
+        if value not in enum_type.values_by_number:
+            self.problem(
+                ProblemKind.UNDECLARED_ENUM_NUMBER,
+                f"{value} is not a declared value of {enum_type.name} (field "
+                f"'{fd.name}'); protobuf accepts it but Triton's behaviour is undefined",
+                item.span,
+                f"use one of: {', '.join(names)}",
+            )
+        return value
 
-    def check_int(self, token: Token, fd: FieldDescriptor) -> None:
+    def check_bool(self, item: Scalar, fd: FieldDescriptor) -> bool | None:
+        token = item.first
+        if len(item.tokens) == 1:
+            if token.kind is TokenKind.IDENTIFIER and token.text in _BOOL_WORDS:
+                return _BOOL_WORDS[token.text]
+            if token.kind is TokenKind.NUMBER and not token.text.startswith("-"):
+                number = _unsigned_int(token.text)
+                if number is not None and number <= 1:
+                    return bool(number)
+        self.problem(
+            ProblemKind.WRONG_TYPE,
+            f"'{fd.name}' is a boolean; {item.text} is not true or false",
+            item.span,
+            f"write `{fd.name}: true` or `{fd.name}: false`",
+            _bool_fix(token) if len(item.tokens) == 1 else None,
+        )
+        return None
+
+    def check_int(self, item: Scalar, fd: FieldDescriptor) -> int | None:
         low, high = _INT_RANGES[fd.cpp_type]
         words = _TYPE_WORDS[fd.cpp_type]
+        token = item.first
         if token.kind is TokenKind.STRING:
             inner = string_value(token.text) or ""
-            fixable = parse_int(inner) is not None
+            fixable = parse_int(inner) is not None and len(item.tokens) == 1
             self.problem(
                 ProblemKind.WRONG_TYPE,
                 f"'{fd.name}' expects {words}, not the string {token.text}",
@@ -466,28 +657,97 @@ class Binder:
                 f"write `{fd.name}: {inner}` without quotes" if fixable else None,
                 _replace(token, inner, "remove the quotes") if fixable else None,
             )
-            return
-        number = parse_int(token.text)
+            return None
+        number = self.sign_and_number(item, fd)
         if number is None:
+            return None
+        magnitude = _unsigned_int(number.body)
+        if magnitude is None:
             self.problem(
                 ProblemKind.WRONG_TYPE,
-                f"'{fd.name}' expects {words}, not {token.text}",
-                token_span(token),
+                f"'{fd.name}' expects {words}, not {item.text}",
+                item.span,
+                _int_hint(number.body),
             )
-        elif not low <= number <= high:
+            return None
+        if number.negative and low == 0:
+            if magnitude == 0:
+                self.problem(
+                    ProblemKind.WRONG_TYPE,
+                    f"'{fd.name}' is unsigned: protobuf refuses a '-' sign here, even on 0",
+                    item.span,
+                    f"write `{fd.name}: 0`",
+                    Fix("write 0", (Edit(item.first.start, item.last.end, "0"),)),
+                )
+                return None
             self.problem(
                 ProblemKind.OUT_OF_RANGE,
-                f"{token.text} is out of range for '{fd.name}' ({low} to {high})",
-                token_span(token),
+                f"{item.text} is out of range for '{fd.name}' ({low} to {high})",
+                item.span,
             )
+            return None
+        value = -magnitude if number.negative else magnitude
+        if not low <= value <= high:
+            self.problem(
+                ProblemKind.OUT_OF_RANGE,
+                f"{item.text} is out of range for '{fd.name}' ({low} to {high})",
+                item.span,
+            )
+            return None
+        return value
 
-    def check_float(self, token: Token, fd: FieldDescriptor) -> None:
-        if token.kind is TokenKind.STRING or parse_float(token.text) is None:
+    def check_float(self, item: Scalar, fd: FieldDescriptor) -> float | None:
+        token = item.first
+        if token.kind is TokenKind.STRING:
             self.problem(
                 ProblemKind.WRONG_TYPE,
                 f"'{fd.name}' expects a number, not {token.text}",
                 token_span(token),
             )
+            return None
+        number = self.sign_and_number(item, fd)
+        if number is None:
+            return None
+        value = _float_body(number.body)
+        if value is None:
+            self.problem(
+                ProblemKind.WRONG_TYPE,
+                f"'{fd.name}' expects a number, not {item.text}",
+                item.span,
+                _float_hint(number.body),
+            )
+            return None
+        return -value if number.negative else value
+
+
+def _is_set(message: Message, fd: FieldDescriptor, present: set[str] | None) -> bool:
+    """C++ `HasField`: presence for messages, oneof members and map entry fields; for
+    other scalars a value that is not the default (any bit set, so -0.0 and NaN too)."""
+    if present is not None:
+        return fd.name in present
+    if fd.message_type is not None or fd.containing_oneof is not None:
+        return message.HasField(fd.name)
+    value = getattr(message, fd.name)
+    if fd.cpp_type in _FLOATS:
+        return bool(value != 0 or math.copysign(1.0, value) < 0)
+    return bool(value)
+
+
+def _int_hint(body: str) -> str | None:
+    if _FLOAT_RE.fullmatch(body):
+        return "integer fields take whole numbers: no decimal point, exponent or 'f'"
+    if body.lower() in _FLOAT_WORDS:
+        return "integer fields cannot be inf or nan"
+    return None
+
+
+def _float_hint(body: str) -> str | None:
+    if _is_hex_or_octal(body):
+        return "float fields take decimal numbers only (no 0x hex, no leading 0)"
+    lowered = body.lower()
+    if lowered.endswith("f") and lowered[:-1] in _FLOAT_WORDS:
+        return f"write {lowered[:-1]} (no 'f' after inf or nan)"
+    return None
 
 
 def enum_suggestion(word: str, enum_type: EnumDescriptor) -> str | None:
@@ -511,7 +771,8 @@ def enum_suggestion(word: str, enum_type: EnumDescriptor) -> str | None:
     return suggest(word, names)
 
 
-def _decode_scalar(item: Scalar, fd: FieldDescriptor) -> object | None:
+def _decode_key(item: Scalar, fd: FieldDescriptor) -> object | None:
+    """A map key for the source map and duplicate check (leniently: errors come later)."""
     if fd.cpp_type == FieldDescriptor.CPPTYPE_STRING:
         parts = [string_value(t.text) for t in item.tokens if t.kind is TokenKind.STRING]
         return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
@@ -524,6 +785,9 @@ def _bool_fix(token: Token) -> Fix | None:
     if target is None and token.kind is TokenKind.STRING:
         inner = (string_value(token.text) or "").lower()
         target = inner if inner in ("true", "false") else None
+    if target is None and token.kind is TokenKind.IDENTIFIER:
+        lowered = token.text.lower()
+        target = lowered if lowered in ("true", "false") else None
     return _replace(token, target, f"replace with {target}") if target else None
 
 

@@ -1,10 +1,12 @@
-"""Parse a config.pbtxt: protobuf decides validity, our tree supplies positions and words.
+"""Parse a config.pbtxt: our own reading decides, with the C++ parser's rules.
 
-The flow: decode the bytes, build the recovering syntax tree, bind it to the schema
-(every problem, with positions and fixes), then let protobuf's `text_format` parse the
-same text. protobuf is the same grammar Triton's C++ parser reads, so it is the
-authority: if it accepts the text, the result is valid whatever our tree thought; if
-it rejects text our tree found no fault with, its own message is reported.
+The flow: decode the bytes, build the recovering syntax tree (whose tokenizer follows
+protobuf's C++ tokenizer), bind it to the schema (every problem, with positions and
+fixes, and the ModelConfig itself). Triton reads the file with protobuf's C++
+`TextFormat`, so that is the parser to agree with; Python's `text_format` accepts and
+refuses different spellings (`- 1`, `\\777`, `0x1` for a bool, NBSP as a space...), so
+it is not consulted at all: the file parses exactly when no problem of an error kind
+was found, and the message the binder built is the result.
 """
 
 from __future__ import annotations
@@ -12,26 +14,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from google.protobuf import text_format
-
 from pbtxt_lint.diagnostics import Edit, Fix, Span
 from pbtxt_lint.schema import MODEL_CONFIG_DESCRIPTOR, ModelConfig
-from pbtxt_lint.textproto.binder import Binder, Problem, ProblemKind
+from pbtxt_lint.textproto.binder import ACCEPTED_KINDS, Binder, Problem, ProblemKind
 from pbtxt_lint.textproto.sourcemap import SourceMap
 from pbtxt_lint.textproto.tree import Document, parse_tree
 
 _PLACEHOLDER_RE = re.compile(r"\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|\$[A-Z_][A-Z0-9_]*\b|<<[^>\n]*>>")
 _BOM = "\ufeff"
-_KINDS_PROTOBUF_ACCEPTS = {
-    ProblemKind.DUPLICATE_MAP_KEY,
-    ProblemKind.UNDECLARED_ENUM_NUMBER,
-    ProblemKind.NOT_UTF8,
-}
 
 
 @dataclass
 class ParsedConfig:
-    """The outcome of parsing one file. `config` is None when protobuf rejects it."""
+    """The outcome of parsing one file. `config` is None when Triton's parser would
+    reject it."""
 
     text: str
     config: ModelConfig | None
@@ -76,7 +72,8 @@ def decode(data: bytes) -> tuple[str, list[Problem]]:
 def find_placeholders(text: str) -> list[Problem]:
     """Unrendered template variables (`${x}`, `{{ x }}`), outside comments."""
     problems = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only, as for every other position (not at \r, \f, \u2028...).
+    for number, line in enumerate(text.split("\n"), start=1):
         code = _strip_comment(line)
         for match in _PLACEHOLDER_RE.finditer(code):
             problems.append(
@@ -112,9 +109,8 @@ def parse_config(data: bytes) -> ParsedConfig:
     """Parse config bytes into a ModelConfig plus positions and every problem found."""
     text, problems = decode(data)
     has_bom = text.startswith(_BOM)
-    # Past a BOM (reported above; protobuf rejects it) the rest is parsed as usual.
+    # Past a BOM (reported above; Triton's parser rejects it) the rest is read as usual.
     body = " " + text[1:] if has_bom else text
-    placeholders = find_placeholders(body)
     document = parse_tree(body)
     binder = Binder(MODEL_CONFIG_DESCRIPTOR)
     binder.bind(document)
@@ -122,38 +118,14 @@ def parse_config(data: bytes) -> ParsedConfig:
         Problem(ProblemKind.SYNTAX, issue.message, issue.span, issue.hint)
         for issue in document.issues
     ] + binder.problems
+    if not has_bom and all(p.kind in ACCEPTED_KINDS for p in ours):
+        config = binder.message
+        assert isinstance(config, ModelConfig)
+        return ParsedConfig(text, config, document, binder.source_map, problems + ours)
+    placeholders = find_placeholders(body)
     if placeholders:
         # A template is not a config: what follows a placeholder only cascades (a
         # bare `${n}` inside a list of blocks derails the nesting), so report just
         # the placeholders; lint the rendered file for the rest.
         ours = placeholders
-    config = ModelConfig()
-    try:
-        text_format.Parse(body, config)
-    except text_format.ParseError as error:
-        if not any(p.kind not in _KINDS_PROTOBUF_ACCEPTS for p in ours):
-            ours.append(_from_protobuf(error))
-        return ParsedConfig(text, None, document, binder.source_map, problems + ours)
-    except (ValueError, TypeError, RecursionError) as error:
-        ours.append(
-            Problem(
-                ProblemKind.SYNTAX, f"protobuf could not parse the file: {error}", Span.point(1, 1)
-            )
-        )
-        return ParsedConfig(text, None, document, binder.source_map, problems + ours)
-    # protobuf accepted the text: only problems it also accepts can stand.
-    accepted = [p for p in problems + ours if p.kind in _KINDS_PROTOBUF_ACCEPTS]
-    if has_bom:
-        return ParsedConfig(text, None, document, binder.source_map, problems + accepted)
-    return ParsedConfig(text, config, document, binder.source_map, accepted)
-
-
-def _from_protobuf(error: text_format.ParseError) -> Problem:
-    line = error.GetLine() or 1
-    column = error.GetColumn() or 1
-    message = str(error)
-    # protobuf prefixes "<line>:<col> : "; we print positions ourselves.
-    message = re.sub(r"^\d+:\d+ : ", "", message)
-    return Problem(
-        ProblemKind.SYNTAX, f"protobuf rejects this: {message}", Span.point(line, column)
-    )
+    return ParsedConfig(text, None, document, binder.source_map, problems + ours)

@@ -7,6 +7,7 @@ source map turns such a path into the span a diagnostic points at.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pbtxt_lint.diagnostics import Span
 from pbtxt_lint.textproto.tokenizer import Token
@@ -24,10 +25,12 @@ PathElement = str | int | Key
 FieldPath = tuple[PathElement, ...]
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(NamedTuple):
     """Where a path is written: the token naming it (None for list elements), the
-    node holding its value, and the node that owns it (spans computed on demand)."""
+    node holding its value, and the node that owns it (spans computed on demand).
+
+    A named tuple: the binder records one for every field and value of every config.
+    """
 
     name_token: Token | None
     value_node: Field | Block | Scalar | ListValue

@@ -2,19 +2,25 @@
 
 protobuf's parser stops at the first error and forgets positions; this one keeps every
 token's position and carries on after a mistake, so one run reports every syntax error
-and every later check can point at the exact token. Whether the file is valid is still
-decided by protobuf's `text_format` (see `parse.py`).
+and every later check can point at the exact token. The grammar is the C++ parser's
+(`text_format.cc`): `name: value` or `name { ... }` / `name < ... >`, lists `[a, b]`
+without a trailing comma, one optional `,` or `;` after a field, a `-` sign that may
+stand apart from its number. Whether a value fits its field is the binder's business.
+
+The parser is a loop over an explicit stack, not recursive functions: a file nesting
+blocks 10,000 deep must not exhaust Python's stack.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pbtxt_lint.diagnostics import Span
-from pbtxt_lint.textproto.tokenizer import Token, TokenKind, tokenize
+from pbtxt_lint.textproto.tokenizer import Token, TokenKind, scan
 
 _CLOSERS = {"{": "}", "<": ">"}
+MAX_ISSUES = 100
+"""Syntax issues kept per file: past this, a file is garbage and more only costs memory."""
 
 
 def token_span(first: Token, last: Token | None = None) -> Span:
@@ -22,9 +28,10 @@ def token_span(first: Token, last: Token | None = None) -> Span:
     return Span(first.line, first.column, last.line, max(last.end_column, last.column + 1))
 
 
-@dataclass
+@dataclass(slots=True)
 class Scalar:
-    """A scalar value: one token, or a run of adjacent strings (they concatenate)."""
+    """A scalar value: one token, a run of adjacent strings (they concatenate), or a
+    `-` written apart from its number (`- 1`)."""
 
     tokens: list[Token]
 
@@ -45,7 +52,7 @@ class Scalar:
         return token_span(self.first, self.last)
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     """A message value `{ ... }` (or `< ... >`)."""
 
@@ -59,14 +66,14 @@ class Block:
 
     @property
     def last(self) -> Token:
-        return self.close or (self.fields[-1].last if self.fields else self.open)
+        return _last_token(self)
 
     @property
     def span(self) -> Span:
         return token_span(self.first, self.last)
 
 
-@dataclass
+@dataclass(slots=True)
 class ListValue:
     """A bracketed list `[a, b]` of scalars or blocks."""
 
@@ -80,7 +87,7 @@ class ListValue:
 
     @property
     def last(self) -> Token:
-        return self.close or (self.items[-1].last if self.items else self.open)
+        return _last_token(self)
 
     @property
     def span(self) -> Span:
@@ -90,7 +97,7 @@ class ListValue:
 Value = Scalar | Block | ListValue
 
 
-@dataclass
+@dataclass(slots=True)
 class Field:
     """`name: value`, with the optional colon and trailing separator kept."""
 
@@ -105,11 +112,7 @@ class Field:
 
     @property
     def last(self) -> Token:
-        if self.separator is not None:
-            return self.separator
-        if self.value is not None:
-            return self.value.last
-        return self.colon or self.name
+        return _last_token(self)
 
     @property
     def name_span(self) -> Span:
@@ -118,6 +121,28 @@ class Field:
     @property
     def span(self) -> Span:
         return token_span(self.first, self.value.last if self.value else self.last)
+
+
+def _last_token(node: Field | Block | ListValue) -> Token:
+    """The last token of a node, found by a loop (unclosed nests can be very deep)."""
+    current: Field | Block | ListValue | Scalar = node
+    while True:
+        if isinstance(current, Field):
+            if current.separator is not None:
+                return current.separator
+            if current.value is None:
+                return current.colon or current.name
+            current = current.value
+        elif isinstance(current, Block):
+            if current.close is not None or not current.fields:
+                return current.close or current.open
+            current = current.fields[-1]
+        elif isinstance(current, ListValue):
+            if current.close is not None or not current.items:
+                return current.close or current.open
+            current = current.items[-1]
+        else:
+            return current.tokens[-1]
 
 
 @dataclass(frozen=True)
@@ -135,15 +160,65 @@ class Document:
     tokens: list[Token]
     comments: list[Token]
     issues: list[SyntaxIssue] = field(default_factory=list)
+    bad_starts: frozenset[int] = frozenset()
+    """Starts of tokens whose spelling is a lexical error already in `issues`."""
+
+
+class _BlockFrame:
+    """A block (or the document) being filled; `owner` receives it when it closes.
+
+    The parser's own bookkeeping: plain classes, cheaper to import than dataclasses.
+    """
+
+    __slots__ = ("closer", "fields", "open", "owner")
+
+    def __init__(
+        self,
+        open: Token | None,  # None for the document itself
+        closer: str | None,
+        fields: list[Field],
+        owner: _Pending | _ListFrame | None,
+    ) -> None:
+        self.open = open
+        self.closer = closer
+        self.fields = fields
+        self.owner = owner
+
+
+class _ListFrame:
+    """A list being filled: its elements so far, and whether one is due next."""
+
+    __slots__ = ("expect_item", "items", "open", "owner")
+
+    def __init__(self, open: Token, items: list[Scalar | Block], owner: _Pending) -> None:
+        self.open = open
+        self.items = items
+        self.owner = owner
+        self.expect_item = True
+
+
+class _Pending:
+    """A field whose block or list value is still being read."""
+
+    __slots__ = ("colon", "name", "parent")
+
+    def __init__(self, name: Token, colon: Token | None, parent: _BlockFrame) -> None:
+        self.name = name
+        self.colon = colon
+        self.parent = parent
 
 
 class _Parser:
     def __init__(self, text: str) -> None:
-        all_tokens = list(tokenize(text))
-        self.comments = [t for t in all_tokens if t.kind is TokenKind.COMMENT]
-        self.tokens = [t for t in all_tokens if t.kind is not TokenKind.COMMENT]
+        scanned = scan(text)
+        self.comments = [t for t in scanned.tokens if t.kind is TokenKind.COMMENT]
+        self.tokens = [t for t in scanned.tokens if t.kind is not TokenKind.COMMENT]
+        self.bad_starts = scanned.bad_starts
         self.pos = 0
         self.issues: list[SyntaxIssue] = []
+        for lex in scanned.errors:
+            end = lex.column + max(1, lex.end - lex.start)
+            self.add(SyntaxIssue(lex.message, Span(lex.line, lex.column, lex.line, end), lex.hint))
 
     @property
     def current(self) -> Token:
@@ -156,8 +231,8 @@ class _Parser:
         return token
 
     def at_symbol(self, *symbols: str) -> bool:
-        token = self.current
-        return token.kind is TokenKind.SYMBOL and token.text in symbols
+        # Only a symbol token's text can be one of "{}[]<>:,;-" (strings keep quotes).
+        return self.tokens[self.pos].text in symbols
 
     def at_field_start(self) -> bool:
         """An identifier followed by ':' or a block opener starts a new field."""
@@ -168,45 +243,151 @@ class _Parser:
             and following.text in (":", "{", "<")
         )
 
+    def at_scalar(self) -> bool:
+        """A value token, or a `-` standing apart before a number or a word."""
+        token = self.tokens[self.pos]
+        if token.kind in (TokenKind.STRING, TokenKind.NUMBER, TokenKind.IDENTIFIER):
+            return True
+        if token.kind is TokenKind.SYMBOL and token.text == "-":
+            following = self.tokens[self.pos + 1]
+            return following.kind in (TokenKind.NUMBER, TokenKind.IDENTIFIER)
+        return False
+
+    def add(self, issue: SyntaxIssue) -> None:
+        if len(self.issues) < MAX_ISSUES:
+            self.issues.append(issue)
+        elif len(self.issues) == MAX_ISSUES:
+            self.issues.append(
+                SyntaxIssue(
+                    f"more than {MAX_ISSUES} syntax errors; the rest are not reported",
+                    issue.span,
+                    "fix the first ones (or check that this is a model configuration)",
+                )
+            )
+
     def error(self, message: str, token: Token, hint: str | None = None) -> None:
-        self.issues.append(SyntaxIssue(message, token_span(token), hint))
+        if len(self.issues) <= MAX_ISSUES:
+            self.add(SyntaxIssue(message, token_span(token), hint))
 
     def parse_document(self) -> Document:
-        fields = list(self.parse_fields(closer=None))
-        return Document(fields, self.tokens, self.comments, self.issues)
-
-    def parse_fields(self, closer: str | None) -> Iterator[Field]:
-        """Fields until `closer` (not consumed) or the end of the file."""
-        while True:
-            token = self.current
-            if token.kind is TokenKind.EOF:
-                return
-            if closer is not None and self.at_symbol(closer):
-                return
-            if token.kind is TokenKind.IDENTIFIER:
-                yield self.parse_field()
-                continue
-            if self.at_symbol("}", ">") and closer is None:
-                self.error(
-                    f"unmatched '{token.text}': no block is open here",
-                    token,
-                    f"delete this '{token.text}' or add the block it was meant to close",
-                )
-            elif self.at_symbol("["):
-                self.error(
-                    "extension and Any fields ('[name]') are not part of a Triton model "
-                    "configuration",
-                    token,
-                )
-                self.skip_balanced()
-                continue
+        root = _BlockFrame(None, None, [], None)
+        stack: list[_BlockFrame | _ListFrame] = [root]
+        while stack:
+            frame = stack[-1]
+            if isinstance(frame, _ListFrame):
+                self.list_step(frame, stack)
             else:
+                self.block_step(frame, stack)
+        return Document(root.fields, self.tokens, self.comments, self.issues, self.bad_starts)
+
+    # -- blocks ----------------------------------------------------------------------
+
+    def block_step(self, frame: _BlockFrame, stack: list[_BlockFrame | _ListFrame]) -> None:
+        """Read one field of `frame` (or close it)."""
+        token = self.current
+        closer = frame.closer
+        if token.kind is TokenKind.EOF:
+            if frame.open is not None:
                 self.error(
-                    f"expected a field name, found {token.describe()}",
-                    token,
-                    "every entry is `name: value` or `name { ... }`",
+                    f"'{frame.open.text}' opened here is never closed",
+                    frame.open,
+                    f"add the missing '{closer}'",
                 )
-            self.advance()
+            self.finish_block(frame, None, stack)
+            return
+        if closer is not None and token.kind is TokenKind.SYMBOL and token.text == closer:
+            self.finish_block(frame, self.advance(), stack)
+            return
+        if token.kind is TokenKind.IDENTIFIER:
+            self.start_field(frame, stack)
+            return
+        if frame.open is not None and self.at_symbol("}", ">"):
+            self.error(
+                f"'{frame.open.text}' (line {frame.open.line}) is closed by '{token.text}'",
+                token,
+                f"close it with '{closer}'",
+            )
+            self.finish_block(frame, self.advance(), stack)
+            return
+        if closer is None and self.at_symbol("}", ">"):
+            self.error(
+                f"unmatched '{token.text}': no block is open here",
+                token,
+                f"delete this '{token.text}' or add the block it was meant to close",
+            )
+        elif self.at_symbol("["):
+            self.error(
+                "extension and Any fields ('[name]') are not part of a Triton model configuration",
+                token,
+            )
+            self.skip_balanced()
+            return
+        else:
+            self.error(
+                f"expected a field name, found {token.describe()}",
+                token,
+                "every entry is `name: value` or `name { ... }`",
+            )
+        self.advance()
+
+    def finish_block(
+        self, frame: _BlockFrame, close: Token | None, stack: list[_BlockFrame | _ListFrame]
+    ) -> None:
+        stack.pop()
+        if frame.open is None:
+            return  # the document
+        block = Block(frame.open, frame.fields, close)
+        owner = frame.owner
+        if isinstance(owner, _ListFrame):
+            owner.items.append(block)
+            self.after_item(owner, stack)
+        elif owner is not None:
+            self.finish_field(owner.parent, owner.name, owner.colon, block)
+
+    def start_field(self, frame: _BlockFrame, stack: list[_BlockFrame | _ListFrame]) -> None:
+        tokens = self.tokens
+        name = tokens[self.pos]
+        self.pos += 1
+        colon = None
+        if tokens[self.pos].text == ":":
+            colon = tokens[self.pos]
+            self.pos += 1
+        text = tokens[self.pos].text
+        if text == "{" or text == "<":
+            opener = tokens[self.pos]
+            self.pos += 1
+            pending = _Pending(name, colon, frame)
+            stack.append(_BlockFrame(opener, _CLOSERS[text], [], pending))
+        elif text == "[":
+            opener = tokens[self.pos]
+            self.pos += 1
+            stack.append(_ListFrame(opener, [], _Pending(name, colon, frame)))
+        elif self.at_scalar():
+            value = self.parse_scalar()
+            if colon is None:
+                self.error(
+                    f"expected ':' between field '{name.text}' and its value",
+                    value.first,
+                    f"write `{name.text}: {value.text}`",
+                )
+            self.finish_field(frame, name, colon, value)
+        else:
+            self.error(
+                f"field '{name.text}' has no value: found {self.current.describe()}",
+                self.current if self.current.kind is not TokenKind.EOF else name,
+                f"give it a value (`{name.text}: ...` or `{name.text} {{ ... }}`)",
+            )
+            self.finish_field(frame, name, colon, None)
+
+    def finish_field(
+        self, parent: _BlockFrame, name: Token, colon: Token | None, value: Value | None
+    ) -> None:
+        separator = None
+        token = self.tokens[self.pos]
+        if token.text == "," or token.text == ";":
+            separator = token
+            self.pos += 1
+        parent.fields.append(Field(name, colon, value, separator))
 
     def skip_balanced(self) -> None:
         """Skip one bracketed group (used for constructs we do not model)."""
@@ -220,92 +401,77 @@ class _Parser:
                 if depth <= 0:
                     return
 
-    def parse_field(self) -> Field:
-        name = self.advance()
-        colon = self.advance() if self.at_symbol(":") else None
-        value: Value | None
-        if self.at_symbol("{", "<"):
-            value = self.parse_block()
-        elif self.at_symbol("["):
-            value = self.parse_list()
-        elif self.current.kind in (TokenKind.STRING, TokenKind.NUMBER, TokenKind.IDENTIFIER):
-            value = self.parse_scalar()
-            if colon is None:
-                self.error(
-                    f"expected ':' between field '{name.text}' and its value",
-                    value.first,
-                    f"write `{name.text}: {value.text}`",
-                )
-        else:
-            value = None
-            self.error(
-                f"field '{name.text}' has no value: found {self.current.describe()}",
-                self.current if self.current.kind is not TokenKind.EOF else name,
-                f"give it a value (`{name.text}: ...` or `{name.text} {{ ... }}`)",
-            )
-        separator = self.advance() if self.at_symbol(",", ";") else None
-        return Field(name, colon, value, separator)
-
     def parse_scalar(self) -> Scalar:
         tokens = [self.advance()]
-        if tokens[0].kind is TokenKind.STRING:
+        first = tokens[0]
+        if first.kind is TokenKind.STRING:
             while self.current.kind is TokenKind.STRING:
                 tokens.append(self.advance())
+        elif first.kind is TokenKind.SYMBOL:  # a '-' apart from its number
+            tokens.append(self.advance())
         return Scalar(tokens)
 
-    def parse_block(self) -> Block:
-        open_token = self.advance()
-        closer = _CLOSERS[open_token.text]
-        fields = list(self.parse_fields(closer))
-        if self.at_symbol(closer):
-            return Block(open_token, fields, self.advance())
-        self.error(
-            f"'{open_token.text}' opened here is never closed",
-            open_token,
-            f"add the missing '{closer}'",
-        )
-        return Block(open_token, fields, None)
+    # -- lists -----------------------------------------------------------------------
 
-    def parse_list(self) -> ListValue:
-        open_token = self.advance()
-        items: list[Scalar | Block] = []
-        while True:
+    def list_step(self, frame: _ListFrame, stack: list[_BlockFrame | _ListFrame]) -> None:
+        """Read one element of a list, or the ',' / ']' after one."""
+        if not frame.expect_item:
+            self.after_item(frame, stack)
+            return
+        if self.at_symbol("]"):
+            self.finish_list(frame, self.advance(), stack)
+            return
+        token = self.current
+        if self.at_symbol("{", "<"):
+            opener = self.advance()
+            frame.expect_item = False
+            stack.append(_BlockFrame(opener, _CLOSERS[opener.text], [], frame))
+            return
+        if self.at_scalar():
+            frame.items.append(self.parse_scalar())
+            frame.expect_item = False
+            return
+        where = token if token.kind is not TokenKind.EOF else frame.open
+        self.error(
+            f"expected a list element, found {token.describe()}",
+            where,
+            "close the list with ']'" if token.kind is TokenKind.EOF else None,
+        )
+        if token.kind is TokenKind.EOF or self.at_symbol("}", ">"):
+            self.finish_list(frame, None, stack)
+            return
+        self.advance()
+
+    def after_item(self, frame: _ListFrame, stack: list[_BlockFrame | _ListFrame]) -> None:
+        """After an element: ',' (then another element), ']', or a recovery."""
+        frame.expect_item = True
+        if self.at_symbol(","):
+            self.advance()
             if self.at_symbol("]"):
-                return ListValue(open_token, items, self.advance())
-            token = self.current
-            if self.at_symbol("{", "<"):
-                items.append(self.parse_block())
-            elif token.kind in (TokenKind.STRING, TokenKind.NUMBER, TokenKind.IDENTIFIER):
-                items.append(self.parse_scalar())
-            else:
-                where = token if token.kind is not TokenKind.EOF else open_token
-                self.error(
-                    f"expected a list element, found {token.describe()}",
-                    where,
-                    "close the list with ']'" if token.kind is TokenKind.EOF else None,
-                )
-                if token.kind is TokenKind.EOF or self.at_symbol("}", ">"):
-                    return ListValue(open_token, items, None)
-                self.advance()
-                continue
-            if self.at_symbol(","):
-                self.advance()
-                if self.at_symbol("]"):
-                    self.error(
-                        "trailing ',' before ']'", self.tokens[self.pos - 1], "delete the ','"
-                    )
-            elif not self.at_symbol("]"):
-                nxt = self.current
-                if nxt.kind is TokenKind.EOF or self.at_symbol("}", ">") or self.at_field_start():
-                    self.error("'[' opened here is never closed", open_token, "add the missing ']'")
-                    return ListValue(open_token, items, None)
-                self.error(
-                    f"expected ',' or ']' in list, found {nxt.describe()}",
-                    nxt,
-                    "separate list elements with ','",
-                )
+                self.error("trailing ',' before ']'", self.tokens[self.pos - 1], "delete the ','")
+            return
+        if self.at_symbol("]"):
+            return
+        nxt = self.current
+        if nxt.kind is TokenKind.EOF or self.at_symbol("}", ">") or self.at_field_start():
+            self.error("'[' opened here is never closed", frame.open, "add the missing ']'")
+            self.finish_list(frame, None, stack)
+            return
+        self.error(
+            f"expected ',' or ']' in list, found {nxt.describe()}",
+            nxt,
+            "separate list elements with ','",
+        )
+
+    def finish_list(
+        self, frame: _ListFrame, close: Token | None, stack: list[_BlockFrame | _ListFrame]
+    ) -> None:
+        stack.pop()
+        owner = frame.owner
+        value = ListValue(frame.open, frame.items, close)
+        self.finish_field(owner.parent, owner.name, owner.colon, value)
 
 
 def parse_tree(text: str) -> Document:
-    """Build the syntax tree of `text`, collecting structural issues as it goes."""
+    """Build the syntax tree of `text`, collecting structural and lexical issues."""
     return _Parser(text).parse_document()

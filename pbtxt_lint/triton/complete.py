@@ -2,9 +2,11 @@
 
 With auto-complete on (Triton's default), the ONNX Runtime backend opens the model
 when the config lacks inputs or outputs and fills `max_batch_size`, `dynamic_batching`,
-`input` and `output` from the graph; the core then normalises again. Every later check
-(the backend's own I/O validation, the core's, the ensemble checks) sees the completed
-config, so the linter must judge that config rather than the file as written.
+`input` and `output` from the graph; the Python backend runs the model's
+`auto_complete_config` (emulated when it is literal, see `artifacts.python_model`); the
+core then normalises again. Every later check (the backend's own I/O validation, the
+core's, the ensemble checks) sees the completed config, so the linter must judge that
+config rather than the file as written.
 
 `complete_config` is the entry point for rules and other checks; `complete_command`
 and `init_command` back the `pbtxt-lint complete` and `pbtxt-lint init` commands.
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, cast
 from google.protobuf import text_format
 
 from pbtxt_lint.artifacts.model import ArtifactState, ModelArtifacts, artifact_format
+from pbtxt_lint.artifacts.python_model import Completed, PythonSignature, Refused
 from pbtxt_lint.artifacts.signature import Signature, TensorSpec
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelInstanceGroup, ModelOutput
@@ -88,6 +91,10 @@ class CompletionFailed(Exception):
     def __init__(self, error: CompletionError) -> None:
         super().__init__(error.message)
         self.error = error
+
+
+class CompletionUnknown(Exception):
+    """The backend would fill something pbtxt-lint cannot emulate; the message says why."""
 
 
 # --- ONNX Runtime (onnxruntime.cc: AutoCompleteConfig, AutoCompleteMaxBatch, AutoCompleteIO)
@@ -180,8 +187,64 @@ def _fill(io: ModelInput | ModelOutput, spec: TensorSpec, batched: bool) -> None
         io.reshape.SetInParent()
 
 
+# --- Python (pb_stub.cc AutoCompleteModelConfig; triton_python_backend_utils.ModelConfig)
+
+
+def python_skip_reason(config: ModelConfig) -> str | None:
+    """The stub imports model.py and runs auto_complete_config whatever the config holds."""
+    return None
+
+
+def complete_python(
+    config: ModelConfig, signature: Signature
+) -> tuple[ModelConfig, frozenset[str]]:
+    """What the Python backend's auto-complete makes of `config`.
+
+    Raises `CompletionFailed` when the stub fails (model.py does not import, the
+    function raises) and `CompletionUnknown` when auto_complete_config is not literal.
+    """
+    if not isinstance(signature, PythonSignature):
+        return config, frozenset()
+    if signature.syntax_error:
+        raise CompletionFailed(
+            CompletionError(
+                "R662",
+                "Failed to initialize Python stub for auto-complete: SyntaxError: "
+                f"{signature.syntax_error}",
+            )
+        )
+    if signature.model_class == "absent":
+        raise CompletionFailed(
+            CompletionError(
+                "R662",
+                "Failed to initialize Python stub for auto-complete: AttributeError: module "
+                f"'{signature.path.stem}' has no attribute 'TritonPythonModel'",
+            )
+        )
+    if signature.problems:
+        raise CompletionUnknown(signature.problems[0].message)
+    function = signature.auto_complete
+    if function is None:
+        if signature.model_class != "class":
+            raise CompletionUnknown(
+                f"TritonPythonModel is not defined in {signature.path.name} itself, so whether "
+                "it has an auto_complete_config is unknown"
+            )
+        return config, frozenset()
+    outcome = function.emulate(config)
+    if isinstance(outcome, Refused):
+        raise CompletionFailed(CompletionError(outcome.triton_id, outcome.message))
+    if isinstance(outcome, Completed):
+        return outcome.config, outcome.filled
+    raise CompletionUnknown(
+        f"auto_complete_config in {signature.path.name} (line {outcome.line}) is not "
+        f"emulated: {outcome.reason}"
+    )
+
+
 COMPLETERS: dict[str, BackendCompleter] = {
     "onnx": BackendCompleter(onnx_skip_reason, complete_onnx),
+    "python": BackendCompleter(python_skip_reason, complete_python),
 }
 """Artifact format -> the backend's auto-complete. Other backends are not emulated yet."""
 
@@ -252,6 +315,10 @@ def _complete(
         return CompletedConfig(
             effective, artifact.version, signature, error=failed.error, io_known=False
         )
+    except CompletionUnknown as unknown:
+        return CompletedConfig(
+            effective, artifact.version, signature, note=str(unknown), io_known=False
+        )
     # The core copies the backend's fields back and normalises again (UpdateModelConfig).
     renormalized = core_autofill(effective.name, completed, None).config
     return CompletedConfig(renormalized, artifact.version, signature, filled)
@@ -283,8 +350,11 @@ def complete_command(model_dir: Path, settings: Settings) -> str:
         source = context.artifacts.version(completed.version)
         where = f" from {source.opened.relative_to(context.model.path)}" if source else ""
         notes.append(f"# Auto-complete filled{where}: {', '.join(sorted(completed.filled))}.")
-        if {"input", "output"} & completed.filled:
+        onnx = completed.signature is not None and completed.signature.format == "onnx"
+        if onnx and {"input", "output"} & completed.filled:
             notes.append("# Filled tensors are in graph order; Triton's own order is unspecified.")
+    elif completed.note and not completed.io_known:
+        notes.append(f"# Not emulated, the backend may fill more: {completed.note}.")
     elif completed.note:
         notes.append(f"# The backend filled nothing: {completed.note}.")
     notes.extend(_server_defaults(config, settings.gpus))
@@ -308,12 +378,16 @@ def init_command(model_dir: Path, force: bool) -> Path:
     if base.error is not None:
         raise CommandError(base.error)
     artifacts = ModelArtifacts(context, base.config)
-    if not artifacts.readable:
-        raise CommandError(
-            f"cannot derive a config for backend '{base.config.backend}': pbtxt-lint reads "
-            "only ONNX models for now"
-        )
+    only = (
+        "pbtxt-lint can derive a config from only ONNX models and Python models whose "
+        "auto_complete_config it can emulate"
+    )
+    if not artifacts.readable or artifacts.format not in COMPLETERS:
+        raise CommandError(f"cannot derive a config for backend '{base.config.backend}': {only}")
     completed = _complete(context, base.config, artifacts, None)
+    if completed.error is None and not completed.filled and artifacts.format != "onnx":
+        why = completed.note or "its model.py has no auto_complete_config"
+        raise CommandError(f"cannot derive a config for '{context.model.name}' ({why}): {only}")
     if completed.error is not None or completed.config is None or completed.signature is None:
         reason = completed.error.message if completed.error else completed.note
         raise CommandError(f"cannot derive a config for '{context.model.name}': {reason}")
