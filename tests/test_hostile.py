@@ -273,12 +273,6 @@ def test_unreadable_model_folder(repo: Path) -> None:
     assert run.codes("m") <= {"PL219"}
 
 
-@pytest.mark.xfail(
-    PERMISSIONS_ENFORCED,
-    strict=True,
-    reason="bug: artifacts/model.py _locate calls Path.is_dir(), which raises PermissionError "
-    "in an unreadable folder: every PL6 rule reports an internal error, exit 2",
-)
 def test_unreadable_version_folder(repo: Path) -> None:
     folder = model(repo, config='platform: "onnxruntime_onnx"\n' + IO)
     (folder / "1" / "model.onnx").write_bytes(b"")
@@ -288,7 +282,8 @@ def test_unreadable_version_folder(repo: Path) -> None:
     finally:
         (folder / "1").chmod(0o755)
     assert_well_behaved(run, repo)
-    assert run.returncode == 1  # the artifact cannot be read, or is empty
+    # Unreadable here need not mean unreadable for the server's user: a warning.
+    assert "PL601" in run.codes("m")
 
 
 # --------------------------------------------------------------------------- special files

@@ -201,11 +201,15 @@ class ModelArtifacts:
             located.state = ArtifactState.OUTSIDE
             return located
         entry = DIRECTORY_ENTRY.get(fmt) if fmt else None
-        if entry and path.is_dir():
-            located.opened = path / entry
-            if not is_inside(root, located.opened):
-                located.state = ArtifactState.OUTSIDE
-                return located
-        if located.opened.exists():
+        try:
+            if entry and path.is_dir():
+                located.opened = path / entry
+                if not is_inside(root, located.opened):
+                    located.state = ArtifactState.OUTSIDE
+                    return located
+            present = located.opened.exists()
+        except OSError:
+            present = True  # the folder cannot even be searched: the reader says why
+        if present:
             located.state = ArtifactState.PRESENT
         return located
