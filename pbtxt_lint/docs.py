@@ -26,10 +26,17 @@ def rule_table() -> str:
     for prefix, title, rules in _family_rules():
         if not rules:
             continue
-        lines += [f"**{prefix}xx {title}**", "", "| code | name | severity | summary |",
-                  "|---|---|---|---|"]
-        lines += [f"| [{r.code}](docs/rules.md#{r.code.lower()}) | `{r.name}` | "
-                  f"{r.severity.value} | {r.summary} |" for r in rules]
+        lines += [
+            f"**{prefix}xx {title}**",
+            "",
+            "| code | name | severity | summary |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| [{r.code}](docs/rules.md#{r.code.lower()}) | `{r.name}` | "
+            f"{r.severity.value} | {r.summary} |"
+            for r in rules
+        ]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -70,8 +77,7 @@ def rules_reference() -> str:
             continue
         parts += [f"## {prefix}xx {title}", ""]
         for r in rules:
-            parts += [f"### {r.code}", "", f"`{r.name}` · **{r.severity.value}** · {r.summary}",
-                      ""]
+            parts += [f"### {r.code}", "", f"`{r.name}` · **{r.severity.value}** · {r.summary}", ""]
             if r.triton:
                 parts += [f"Triton ({r.stage.value}): `{r.triton}`", ""]
             parts += [_doc_markdown(r), ""]
