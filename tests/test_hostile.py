@@ -51,6 +51,12 @@ WATCHED = {
 }
 def record(*item):
     os.write(log, (json.dumps(item, default=repr) + "\\n").encode())
+# Peak RSS of this process image: VmHWM, opened before the hook is installed
+# (ru_maxrss would start at the peak of the pytest worker that spawned us).
+status = os.open("/proc/self/status", os.O_RDONLY)
+def peak_kib():
+    text = os.pread(status, 65536, 0).decode()
+    return int(next(l for l in text.splitlines() if l.startswith("VmHWM")).split()[1])
 def hook(event, args):
     if event not in WATCHED:
         return
@@ -70,7 +76,7 @@ def hook(event, args):
     record(event, path if isinstance(path, (str, int)) else repr(path), mode, flags,
            os.getcwd())
 sys.addaudithook(hook)
-atexit.register(lambda: record("rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+atexit.register(lambda: record("rss", peak_kib()))
 from pbtxt_lint.cli import main
 sys.argv = ["pbtxt-lint", *sys.argv[2:]]
 main()
