@@ -145,3 +145,17 @@ def test_python_dash_m_runs_the_cli(tmp_path: Path) -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert "no problems found" in completed.stdout
+
+
+def test_json_config_file_runs_the_same_rules(tmp_path: Path) -> None:
+    model = make_model(tmp_path, "m", GOOD)
+    (model / "config.json").write_text(
+        '{"name": "x", "backend": "python", "max_batch_size": -1,\n'
+        ' "input": [{"name": "IN", "data_type": "TYPE_FP32", "dims": [4]}],\n'
+        ' "output": [{"name": "OUT", "data_type": "TYPE_FP32", "dims": [4]}]}\n'
+    )
+    code, output = invoke("check", str(model / "config.json"), "--format", "json")
+    document = json.loads(output)
+    assert code == 1
+    found = {(d["path"].rsplit("/", 1)[-1], d["line"], d["code"]) for d in document["diagnostics"]}
+    assert found == {("config.json", 1, "PL103"), ("config.json", 1, "PL301")}

@@ -99,7 +99,7 @@ class ModelFolder:
             except FsError as error:
                 self._config.read_error = str(error)
             else:
-                self._config.parsed = parse_config(data)
+                self._config.parsed = _parse(self.config_path, data)
         return self._config
 
 
@@ -231,7 +231,11 @@ def discover(
         if config_file is not None:
             target.explicit_files.append(config_file)
             folder = target.repository.models.get(model or "")
-            if folder is not None and config_file.parent.name == CONFIGS_FOLDER:
+            if folder is not None and config_file.suffix == ".json":
+                # A JSON config (Triton's load-API override, or GET .../config output).
+                folder.config_path = config_file
+                folder.config_known_inside = False
+            elif folder is not None and config_file.parent.name == CONFIGS_FOLDER:
                 # The user named this variant explicitly: check it, as if selected.
                 folder.config_path = folder.path / CONFIGS_FOLDER / config_file.name
                 folder.config_known_inside = False
@@ -241,3 +245,12 @@ def discover(
     for target in targets.values():
         target.selected = list(dict.fromkeys(target.selected))
     return list(targets.values()), problems
+
+
+def _parse(path: Path, data: bytes) -> ParsedConfig:
+    """A config file by its kind: JSON (validated against the JSON Schema) or pbtxt."""
+    if path.suffix == ".json":
+        from pbtxt_lint.jsonconfig import parse_json_config
+
+        return parse_json_config(data)
+    return parse_config(data)
