@@ -29,7 +29,13 @@ from typing import TypeVar
 
 from pbtxt_lint.artifacts.model import VersionArtifact
 from pbtxt_lint.artifacts.openvino import OpenVinoSignature
-from pbtxt_lint.artifacts.python_model import Completed, PythonSignature, Refused
+from pbtxt_lint.artifacts.python_model import (
+    AutoComplete,
+    Completed,
+    Outcome,
+    PythonSignature,
+    Refused,
+)
 from pbtxt_lint.artifacts.savedmodel import (
     DEFAULT_SIGNATURE,
     DEFAULT_TAG,
@@ -1156,6 +1162,19 @@ def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
                 )
 
 
+def _auto_complete_outcomes(
+    context: ModelContext,
+) -> Iterator[tuple[VersionArtifact, AutoComplete, Outcome]]:
+    """Each model.py's literal auto_complete_config, emulated on the config (not strict)."""
+    config = context.effective
+    if context.strict or config is None:
+        return
+    for artifact, signature in _python(context):
+        function = signature.auto_complete
+        if function is not None and signature.parsed:
+            yield artifact, function, function.emulate(config)
+
+
 @rule(
     "PL664",
     "python-auto-complete-fails",
@@ -1179,16 +1198,7 @@ def python_auto_complete_fails(context: ModelContext) -> Iterator[Finding]:
     Good:
         max_batch_size: 8
     """
-    if context.strict:
-        return
-    config = context.effective
-    if config is None:
-        return
-    for artifact, signature in _python(context):
-        function = signature.auto_complete
-        if function is None or not signature.parsed:
-            continue
-        outcome = function.emulate(config)
+    for artifact, _, outcome in _auto_complete_outcomes(context):
         if not isinstance(outcome, Refused):
             continue
         yield Finding(
@@ -1221,17 +1231,9 @@ def python_auto_complete_overrides(context: ModelContext) -> Iterator[Finding]:
     Good:
         max_batch_size: 16
     """
-    if context.strict:
-        return
     config = context.effective
-    if config is None:
-        return
-    for artifact, signature in _python(context):
-        function = signature.auto_complete
-        if function is None or not signature.parsed:
-            continue
-        outcome = function.emulate(config)
-        if not isinstance(outcome, Completed):
+    for artifact, function, outcome in _auto_complete_outcomes(context):
+        if config is None or not isinstance(outcome, Completed):
             continue
         changes = _overrides(config, outcome)
         if not changes:
