@@ -115,9 +115,10 @@ class Measured:
 
 
 def measure(command: Sequence[str], runs: int, env: dict[str, str] | None = None) -> Measured:
-    """Median wall seconds and largest peak RSS over `runs` fresh runs of `command`."""
+    """Median wall seconds and largest peak RSS over `runs` fresh runs of `command`,
+    after one run that is not counted (it brings files into the page cache)."""
     walls, peaks = [], []
-    for _ in range(runs):
+    for attempt in range(runs + 1):
         done = subprocess.run(
             [sys.executable, "-S", "-c", _WRAPPER, *command],
             capture_output=True,
@@ -127,8 +128,9 @@ def measure(command: Sequence[str], runs: int, env: dict[str, str] | None = None
             timeout=1800,
         )
         result = json.loads(done.stdout)
-        walls.append(result["wall"])
-        peaks.append(result["peak_kib"] / 1024)
+        if attempt:
+            walls.append(result["wall"])
+            peaks.append(result["peak_kib"] / 1024)
     return Measured(statistics.median(walls), max(peaks))
 
 
@@ -252,7 +254,7 @@ def run_cases(scratch: Path, sizes: list[int], runs: int, triton: Triton) -> lis
     print(header(), flush=True)
     one = configs_repository(scratch / "one", 1)
     config = one / "model_00000" / "config.pbtxt"
-    add("one config.pbtxt", [*lint, "--config-only", str(config)], one, max(runs, 7))
+    add("one config.pbtxt", [*lint, "--config-only", str(config)], one, max(runs, 9))
     tiny_onnx = helper_output(_TINY_ONNX)
     for size in sizes:
         repeat = runs if size <= 1000 else 1
@@ -318,7 +320,7 @@ def machine() -> str:
     )
 
 
-def write_results(path: Path, rows: list[Row], argv: list[str]) -> None:
+def write_results(path: Path, rows: list[Row], argv: list[str], load: tuple[float, float]) -> None:
     table = "\n".join([header(), *(format_row(row) for row in rows)])
     command = "python bench/run.py " + " ".join(argv)
     path.write_text(
@@ -328,7 +330,8 @@ def write_results(path: Path, rows: list[Row], argv: list[str]) -> None:
         "tree; tritonserver 2.51 validates the same repository with an empty backend folder "
         "(it parses and checks every config, then fails to find the backends and exits). "
         "pbtxt-lint runs with `--disable-auto-complete-config`, and `--config-only` on the "
-        "repositories without model files. Ratio: pbtxt-lint time / tritonserver time.\n\n"
+        "repositories without model files. Ratio: pbtxt-lint time / tritonserver time. "
+        f"Load average {load[0]:.2f} before the run, {load[1]:.2f} after.\n\n"
         f"{table}\n"
     )
 
@@ -346,13 +349,16 @@ def main() -> None:
     triton = Triton()
     try:
         print(machine())
+        before = os.getloadavg()[0]
         rows = run_cases(scratch, sizes, args.runs, triton)
+        load = (before, os.getloadavg()[0])
+        print(f"load average {load[0]:.2f} before, {load[1]:.2f} after (other work skews it)")
     finally:
         triton.close()
         if args.keep is None:
             shutil.rmtree(scratch, ignore_errors=True)
     if args.write:
-        write_results(args.write, rows, sys.argv[1:])
+        write_results(args.write, rows, sys.argv[1:], load)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ binder builds is the one Python's `text_format` builds, wherever Python accepts.
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
 import pytest
@@ -580,3 +581,62 @@ def test_built_message_is_what_text_format_builds() -> None:
         ), path
         compared += 1
     assert compared > 400
+
+
+# Spellings that exercise the tokenizer: each mutation inserts, deletes or overwrites one.
+PIECES = [
+    *" \t\n{}[]<>:;,-+.\"'\\#/0178xXeEfFuU_",
+    "\x00", "\x01", "\x7f", "\u00a0", "\udcff", "- ", "0x", "\\x", "\\u", "inf", "nan",
+    "true", "t", "01", "1e3", ".5",
+]  # fmt: skip
+
+
+def _mutations(seed: int, count: int) -> list[bytes]:
+    """Lexical mutations of the fixture configs that parse (no field newer than 2.51,
+    no repository agents: an empty agents block crashes tritonserver 2.51)."""
+    rng = random.Random(seed)
+    sources = []
+    for path in CONFIGS:
+        data = path.read_bytes()
+        if b"model_metrics" in data or b"model_repository_agents" in data:
+            continue
+        if parse_config(data).config is not None:
+            sources.append(data)
+    mutated = []
+    for _ in range(count):
+        data = bytearray(rng.choice(sources))
+        for _ in range(rng.randint(1, 2)):
+            at = rng.randint(0, len(data))
+            piece = rng.choice(PIECES).encode("utf-8", "surrogateescape")
+            operation = rng.random()
+            if operation < 0.5:
+                data[at:at] = piece
+            elif operation < 0.75:
+                del data[at : at + rng.randint(1, 2)]
+            else:
+                data[at : at + len(piece)] = piece
+        mutated.append(bytes(data))
+    return mutated
+
+
+def test_lexical_mutations_decide_like_tritonserver(tmp_path: Path) -> None:
+    server = _server()
+    cases = _mutations(20250101, 600)
+    repository = tmp_path / "repo"
+    for index, data in enumerate(cases):
+        (repository / f"x{index}" / "1").mkdir(parents=True)
+        (repository / f"x{index}" / "config.pbtxt").write_bytes(data)
+    verdicts = server.validate(repository, timeout=300)
+    judged = wrong = 0
+    report = []
+    for index, data in enumerate(cases):
+        verdict = verdicts[f"x{index}"]
+        if not verdict.decided and verdict.status != "backend_missing":
+            continue
+        judged += 1
+        triton_parses = "failed to read text proto" not in verdict.message
+        if (parse_config(data).config is not None) != triton_parses:
+            wrong += 1
+            report.append(f"{data!r}: tritonserver {'parses' if triton_parses else 'refuses'} it")
+    assert judged > 500
+    assert not wrong, "\n".join(report)
