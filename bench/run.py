@@ -81,8 +81,9 @@ _WRAPPER = textwrap.dedent(
     start = time.perf_counter()
     code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    print(json.dumps({"wall": wall, "peak_kib": peak, "code": code}))
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime
+    print(json.dumps({"wall": wall, "cpu": cpu, "peak_kib": usage.ru_maxrss, "code": code}))
     """
 )
 _TINY_ONNX = textwrap.dedent(
@@ -110,14 +111,15 @@ _ONNX_LOAD = "import sys, onnx; onnx.load(sys.argv[1])"
 
 @dataclass(frozen=True)
 class Measured:
-    seconds: float
+    seconds: float  # wall time
+    cpu: float  # user + system time of the whole process tree
     peak_mib: float
 
 
 def measure(command: Sequence[str], runs: int, env: dict[str, str] | None = None) -> Measured:
     """Median wall seconds and largest peak RSS over `runs` fresh runs of `command`,
     after one run that is not counted (it brings files into the page cache)."""
-    walls, peaks = [], []
+    walls, cpus, peaks = [], [], []
     for attempt in range(runs + 1):
         done = subprocess.run(
             [sys.executable, "-S", "-c", _WRAPPER, *command],
@@ -130,8 +132,9 @@ def measure(command: Sequence[str], runs: int, env: dict[str, str] | None = None
         result = json.loads(done.stdout)
         if attempt:
             walls.append(result["wall"])
+            cpus.append(result["cpu"])
             peaks.append(result["peak_kib"] / 1024)
-    return Measured(statistics.median(walls), max(peaks))
+    return Measured(statistics.median(walls), statistics.median(cpus), max(peaks))
 
 
 def helper_output(script: str, *args: str) -> bytes:
@@ -283,9 +286,10 @@ def run_cases(scratch: Path, sizes: list[int], runs: int, triton: Triton) -> lis
 
 def header() -> str:
     return (
-        f"| {'case':<24} | {'pbtxt-lint s':>12} | {'peak MiB':>8} | {'tritonserver s':>14} | "
-        f"{'peak MiB':>8} | {'ratio':>5} | other |\n|{'-' * 26}|{'-' * 14}:|{'-' * 9}:|"
-        f"{'-' * 15}:|{'-' * 9}:|{'-' * 6}:|-------|"
+        f"| {'case':<24} | {'pbtxt-lint s':>12} | {'CPU s':>6} | {'peak MiB':>8} | "
+        f"{'tritonserver s':>14} | {'peak MiB':>8} | {'ratio':>5} | other |\n"
+        f"|{'-' * 26}|{'-' * 13}:|{'-' * 7}:|{'-' * 9}:|{'-' * 15}:|{'-' * 9}:|{'-' * 6}:|"
+        "-------|"
     )
 
 
@@ -299,8 +303,8 @@ def format_row(row: Row) -> str:
         name, measured = row.other
         other = f"{name}: {measured.seconds:.3f} s, {measured.peak_mib:.0f} MiB"
     return (
-        f"| {row.case:<24} | {row.lint.seconds:>12.3f} | {row.lint.peak_mib:>8.0f} | "
-        f"{t_s:>14} | {t_m:>8} | {ratio:>5} | {other} |"
+        f"| {row.case:<24} | {row.lint.seconds:>12.3f} | {row.lint.cpu:>6.2f} | "
+        f"{row.lint.peak_mib:>8.0f} | {t_s:>14} | {t_m:>8} | {ratio:>5} | {other} |"
     )
 
 
