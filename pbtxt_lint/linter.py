@@ -186,19 +186,30 @@ def _lint_share(bounds: tuple[int, int]) -> list[_Outcome]:
 
 
 def _lint_in_workers(plan: _Plan, workers: int) -> list[_Outcome]:
-    """Lint `plan` in forked processes, in contiguous shares, merged in order."""
-    import multiprocessing  # only here: a small run never pays for the import
+    """Lint `plan` in forked processes, in contiguous shares, merged in order.
+
+    A worker that dies (killed for memory, say) breaks the pool; the shares that did
+    not come back are then linted here, so the run still ends with every model.
+    """
+    import multiprocessing  # only here: a small run never pays for the imports
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     global _PLAN
     total = len(plan.work)
     shares = workers * 4  # several shares each, so a slow model does not idle a core
     step = -(-total // shares)
     bounds = [(start, min(start + step, total)) for start in range(0, total, step)]
+    parts: list[list[_Outcome]] = []
     _PLAN = plan
     gc.freeze()  # the workers' collector then leaves the inherited objects (and pages) alone
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_lint_share, bounds, chunksize=1)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            for part in pool.map(_lint_share, bounds):
+                parts.append(part)
+    except BrokenProcessPool:
+        parts.extend(_lint_share(share) for share in bounds[len(parts) :])
     finally:
         _PLAN = None
         gc.unfreeze()

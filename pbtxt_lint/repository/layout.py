@@ -3,7 +3,8 @@
 Mirrors Triton's scan: every sub-folder of a repository is a model (hidden ones too),
 the config is `configs/<--model-config-name>.pbtxt` if present, else `config.pbtxt`.
 PATH arguments may be a repository, a model folder or a config file; for a file we
-still load its whole repository so that cross-model checks can run.
+still know its whole repository so that cross-model checks can run (each model folder
+is listed only when something looks at it).
 """
 
 from __future__ import annotations
@@ -33,21 +34,121 @@ class ConfigFile:
     read_error: str | None = None
 
 
-@dataclass
 class ModelFolder:
-    """One sub-folder of a repository, which Triton treats as a model."""
+    """One sub-folder of a repository, which Triton treats as a model.
 
-    repository: Path
-    name: str
-    entries: list[Entry] | None
-    error: str | None = None
-    outside: bool = False
-    config_path: Path | None = None
-    unused_configs: list[Path] = field(default_factory=list)
-    config_known_inside: bool = False
-    """`config_path` was reached through listed folders, none of them a symlink."""
-    _config: ConfigFile | None = field(default=None, repr=False)
-    _contents: dict[str, Mapping[str, FolderEntry] | None] = field(default_factory=dict, repr=False)
+    Its listing (entries, the config it selects) is read on first use: checking one
+    config of a 10,000-model repository (a pre-commit hook) lists one model folder, not
+    10,000, and a repository split over worker processes is listed by the workers.
+    """
+
+    _OUTSIDE = (
+        "is a symlink to a folder outside the repository (or a broken or looping link); "
+        "pbtxt-lint does not follow it"
+    )
+
+    def __init__(
+        self,
+        repository: Path,
+        name: str,
+        *,
+        model_config_name: str | None = None,
+        symlink: bool = False,
+        outside: bool = False,
+    ) -> None:
+        self.repository = repository
+        self.name = name
+        self.outside = outside
+        self._symlink = symlink
+        self._model_config_name = model_config_name
+        self._loaded = False
+        self._entries: list[Entry] | None = None
+        self._error: str | None = None
+        self._config_path: Path | None = None
+        self._unused_configs: list[Path] = []
+        self._config_known_inside = False
+        self._config: ConfigFile | None = None
+        self._contents: dict[str, Mapping[str, FolderEntry] | None] = {}
+
+    def __repr__(self) -> str:
+        return f"ModelFolder({self.repository!r}, {self.name!r})"
+
+    def _load(self) -> None:
+        """List the folder and select its config file (once)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        if self.outside:
+            self._error = self._OUTSIDE
+            return
+        try:
+            entries = list_dir(self.repository, self.path)
+        except FsError as error:
+            self._error = str(error)
+            return
+        self._entries = entries
+        names = {e.name: e for e in entries}
+        configs = self.contents(CONFIGS_FOLDER) if CONFIGS_FOLDER in names else None
+        custom = [name for name in configs or {} if name.endswith(".pbtxt")]
+        wanted = f"{self._model_config_name}.pbtxt"
+        if self._model_config_name and wanted in custom:
+            self._config_path = self.path / CONFIGS_FOLDER / wanted
+        elif CONFIG_NAME in names:
+            self._config_path = self.path / CONFIG_NAME
+            self._config_known_inside = not self._symlink and not names[CONFIG_NAME].is_symlink
+        selected = self._config_path.name if self._config_path else None
+        self._unused_configs = [
+            self.path / CONFIGS_FOLDER / name
+            for name in custom
+            if not (
+                self._config_path
+                and self._config_path.parent.name == CONFIGS_FOLDER
+                and name == selected
+            )
+        ]
+
+    @property
+    def entries(self) -> list[Entry] | None:
+        """The folder's entries, sorted like Triton's; None if it cannot be listed."""
+        self._load()
+        return self._entries
+
+    @property
+    def error(self) -> str | None:
+        """Why the folder cannot be listed (or is not followed)."""
+        self._load()
+        return self._error
+
+    @property
+    def config_path(self) -> Path | None:
+        """The config file Triton would read, None if there is none."""
+        self._load()
+        return self._config_path
+
+    @config_path.setter
+    def config_path(self, path: Path | None) -> None:
+        """Select another file (one named explicitly); it is checked to stay inside."""
+        self._load()
+        self._config_path = path
+        self._config_known_inside = False
+        self._config = None
+
+    @property
+    def unused_configs(self) -> list[Path]:
+        """configs/*.pbtxt files that are not the selected config."""
+        self._load()
+        return self._unused_configs
+
+    @unused_configs.setter
+    def unused_configs(self, paths: list[Path]) -> None:
+        self._load()
+        self._unused_configs = paths
+
+    @property
+    def config_known_inside(self) -> bool:
+        """`config_path` was reached through listed folders, none of them a symlink."""
+        self._load()
+        return self._config_known_inside
 
     @cached_property
     def path(self) -> Path:
@@ -138,44 +239,14 @@ def load_repository(root: Path, model_config_name: str | None) -> Repository:
     for entry in entries:
         if not entry.is_dir and not (entry.is_symlink and entry.outside):
             continue
-        models[entry.name] = _load_model_folder(root, entry, model_config_name)
-    return Repository(root, models)
-
-
-def _load_model_folder(root: Path, entry: Entry, model_config_name: str | None) -> ModelFolder:
-    if entry.outside:
-        return ModelFolder(
+        models[entry.name] = ModelFolder(
             root,
             entry.name,
-            None,
-            "is a symlink to a folder outside the repository (or a broken or looping "
-            "link); pbtxt-lint does not follow it",
-            outside=True,
+            model_config_name=model_config_name,
+            symlink=entry.is_symlink,
+            outside=entry.outside,
         )
-    try:
-        entries = list_dir(root, root / entry.name)
-    except FsError as error:
-        return ModelFolder(root, entry.name, None, str(error))
-    folder = ModelFolder(root, entry.name, entries)
-    names = {e.name: e for e in entries}
-    configs = folder.contents(CONFIGS_FOLDER) if CONFIGS_FOLDER in names else None
-    custom = [name for name in configs or {} if name.endswith(".pbtxt")]
-    if model_config_name and f"{model_config_name}.pbtxt" in custom:
-        folder.config_path = folder.path / CONFIGS_FOLDER / f"{model_config_name}.pbtxt"
-    elif CONFIG_NAME in names:
-        folder.config_path = folder.path / CONFIG_NAME
-        folder.config_known_inside = not entry.is_symlink and not names[CONFIG_NAME].is_symlink
-    selected = folder.config_path.name if folder.config_path else None
-    folder.unused_configs = [
-        folder.path / CONFIGS_FOLDER / name
-        for name in custom
-        if not (
-            folder.config_path
-            and folder.config_path.parent.name == CONFIGS_FOLDER
-            and name == selected
-        )
-    ]
-    return folder
+    return Repository(root, models)
 
 
 def _looks_like_model(folder: Path) -> bool:
@@ -234,11 +305,9 @@ def discover(
             if folder is not None and config_file.suffix == ".json":
                 # A JSON config (Triton's load-API override, or GET .../config output).
                 folder.config_path = config_file
-                folder.config_known_inside = False
             elif folder is not None and config_file.parent.name == CONFIGS_FOLDER:
                 # The user named this variant explicitly: check it, as if selected.
                 folder.config_path = folder.path / CONFIGS_FOLDER / config_file.name
-                folder.config_known_inside = False
                 folder.unused_configs = [
                     p for p in folder.unused_configs if p.name != config_file.name
                 ]
