@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from pbtxt_lint.diagnostics import Severity
@@ -26,11 +27,6 @@ from pbtxt_lint.targets import Target, UnknownRelease, resolve
 
 if TYPE_CHECKING:
     from pbtxt_lint.rules.base import Rule
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the standard TOML parser, backported
-    import tomli as tomllib
 
 DEDICATED = ".pbtxt-lint.toml"
 PYPROJECT = "pyproject.toml"
@@ -154,15 +150,28 @@ def find_config_file(start: Path) -> Path | None:
     return None
 
 
+def _toml() -> ModuleType:
+    """The TOML parser (the standard one, or its backport before 3.11), loaded when needed."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    return tomllib
+
+
 def _has_tool_table(pyproject: Path) -> bool:
     """Does it have `[tool.pbtxt-lint]`? A pyproject.toml that does not parse counts when
     it mentions the table (so its error is reported), and is passed over otherwise (it
     is not ours to judge)."""
     try:
         text = pyproject.read_text(encoding="utf-8")
-        document = tomllib.loads(text)
     except (OSError, UnicodeDecodeError):
         return False
+    if "pbtxt-lint" not in text:
+        return False  # most projects' pyproject.toml: no need to parse it
+    tomllib = _toml()
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return "tool.pbtxt-lint" in text
     tool = document.get("tool")
@@ -171,8 +180,9 @@ def _has_tool_table(pyproject: Path) -> bool:
 
 def load_table(path: Path) -> dict[str, Any]:
     """The pbtxt-lint table of a configuration file (empty if it has none)."""
+    tomllib = _toml()
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        document: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ConfigError(str(path), f"cannot read: {error.strerror or error}") from None
     except UnicodeDecodeError:

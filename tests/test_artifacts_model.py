@@ -7,7 +7,7 @@ from pathlib import Path
 from onnx import TensorProto
 from onnx_builders import build_model, write_model
 
-from pbtxt_lint.artifacts.model import READERS, ArtifactState, ModelArtifacts
+from pbtxt_lint.artifacts.model import READERS, ArtifactState, ModelArtifacts, reader_for
 from pbtxt_lint.linter import lint
 from pbtxt_lint.repository.layout import load_repository
 from pbtxt_lint.rules.base import ModelContext
@@ -52,7 +52,14 @@ def test_locates_the_file_of_each_loaded_version(tmp_path: Path) -> None:
     assert three.opened == three.path / "model.onnx"
     assert three.state is ArtifactState.PRESENT and three.signature is not None
     assert three.read is three.read  # read once
-    assert READERS["onnx"] is not None
+
+
+def test_every_registered_reader_resolves() -> None:
+    from pbtxt_lint.artifacts.onnx import read_onnx
+
+    assert reader_for("onnx") is read_onnx
+    assert all(callable(reader_for(fmt)) for fmt in READERS)
+    assert reader_for("graphdef") is None  # located, never read
 
 
 def test_triton_loads_from_the_numbered_folder_not_the_prefixed_one(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
@@ -327,6 +326,8 @@ def _show_settings(groups: Sequence[Resolved]) -> None:
 
 def _internal_error(error: BaseException, debug: bool) -> NoReturn:
     if debug:
+        import traceback
+
         traceback.print_exc()
     click.echo(f"pbtxt-lint: internal error: {error!r} (run with --debug for details)", err=True)
     sys.exit(EXIT_USAGE)

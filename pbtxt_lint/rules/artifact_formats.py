@@ -25,30 +25,10 @@ import platform
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from pbtxt_lint.artifacts.model import VersionArtifact
-from pbtxt_lint.artifacts.openvino import OpenVinoSignature
-from pbtxt_lint.artifacts.python_model import (
-    AutoComplete,
-    Completed,
-    Outcome,
-    PythonSignature,
-    Refused,
-)
-from pbtxt_lint.artifacts.savedmodel import (
-    DEFAULT_SIGNATURE,
-    DEFAULT_TAG,
-    SavedModelSignature,
-)
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
-from pbtxt_lint.artifacts.tensorrt import (
-    TENSORRT_OF_RELEASE,
-    PlanSignature,
-    releases_shipping,
-    same_release,
-)
-from pbtxt_lint.artifacts.torchscript import ForwardArg, TorchScriptSignature
 from pbtxt_lint.diagnostics import Severity, Span
 from pbtxt_lint.rules.base import Finding, ModelContext, Stage, rule
 from pbtxt_lint.schema import DataType, ModelConfig
@@ -58,24 +38,51 @@ from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath
 from pbtxt_lint.triton.complete import complete_config
 
+if TYPE_CHECKING:  # the readers' modules load with the first file of their format
+    from pbtxt_lint.artifacts.openvino import OpenVinoSignature
+    from pbtxt_lint.artifacts.python_model import AutoComplete, Completed, Outcome, PythonSignature
+    from pbtxt_lint.artifacts.savedmodel import SavedModelSignature
+    from pbtxt_lint.artifacts.tensorrt import PlanSignature
+    from pbtxt_lint.artifacts.torchscript import ForwardArg, TorchScriptSignature
+
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 LOAD, INFERENCE = Stage.LOAD, Stage.INFERENCE
-S = TypeVar("S", bound=Signature)
 _NAMED_INDEX = re.compile(r"__(\d*)$")
 
 
 # --- shared helpers -------------------------------------------------------------------------
 
 
-def _loaded(context: ModelContext, kind: type[S]) -> list[tuple[VersionArtifact, S]]:
-    """(artifact, signature) of every loaded version whose file was read as `kind`."""
+@overload
+def _loaded(
+    context: ModelContext, fmt: Literal["plan"]
+) -> list[tuple[VersionArtifact, PlanSignature]]: ...
+@overload
+def _loaded(
+    context: ModelContext, fmt: Literal["openvino"]
+) -> list[tuple[VersionArtifact, OpenVinoSignature]]: ...
+@overload
+def _loaded(
+    context: ModelContext, fmt: Literal["savedmodel"]
+) -> list[tuple[VersionArtifact, SavedModelSignature]]: ...
+@overload
+def _loaded(
+    context: ModelContext, fmt: Literal["python"]
+) -> list[tuple[VersionArtifact, PythonSignature]]: ...
+@overload
+def _loaded(
+    context: ModelContext, fmt: Literal["torchscript"]
+) -> list[tuple[VersionArtifact, TorchScriptSignature]]: ...
+def _loaded(context: ModelContext, fmt: str) -> list[Any]:
+    """(artifact, signature) of every loaded version whose file was read as format `fmt`
+    (each reader returns its format's signature class)."""
     artifacts = context.artifacts
-    if not artifacts.readable:
+    if not artifacts.readable or artifacts.format != fmt:
         return []
     found = []
     for artifact in artifacts.versions:
         signature = artifact.signature
-        if isinstance(signature, kind):
+        if signature is not None:
             found.append((artifact, signature))
     return found
 
@@ -148,6 +155,8 @@ def _parameter(config: ModelConfig, key: str) -> str:
 
 
 def _shipped(container: str) -> str:
+    from pbtxt_lint.artifacts.tensorrt import TENSORRT_OF_RELEASE
+
     known = TENSORRT_OF_RELEASE.get(container, ())
     return ", ".join(f"{version} ({image} image)" for image, version in known)
 
@@ -178,12 +187,15 @@ def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
         pbtxt-lint check --triton-version 25.02   (model.plan rebuilt in the 25.02 container)
     """
     target = context.settings.target
-    if target is None:
+    plans = _loaded(context, "plan")
+    if target is None or not plans:
         return
+    from pbtxt_lint.artifacts.tensorrt import TENSORRT_OF_RELEASE, releases_shipping, same_release
+
     known = TENSORRT_OF_RELEASE.get(target.container, ())
     if not known:
         return
-    for artifact, signature in _loaded(context, PlanSignature):
+    for artifact, signature in plans:
         version = signature.tensorrt_version
         if version is None or any(same_release(version, text) for _, text in known):
             continue
@@ -235,7 +247,12 @@ def plan_check_level(context: ModelContext) -> Iterator[Finding]:
     Good:
         pbtxt-lint check on a machine with a GPU and `pip install tensorrt`
     """
-    for artifact, signature in _loaded(context, PlanSignature):
+    plans = _loaded(context, "plan")
+    if not plans:
+        return
+    from pbtxt_lint.artifacts.tensorrt import releases_shipping
+
+    for artifact, signature in plans:
         shown = _shown(artifact, context)
         version = signature.version_text
         if signature.deep:
@@ -285,7 +302,7 @@ def plan_size_mismatch(context: ModelContext) -> Iterator[Finding]:
     Good:
         model.plan   (the complete file)
     """
-    for artifact, signature in _loaded(context, PlanSignature):
+    for artifact, signature in _loaded(context, "plan"):
         for problem in signature.problems:
             if problem.kind == "plan-size-mismatch":
                 yield Finding(
@@ -341,30 +358,32 @@ def _views(context: ModelContext) -> list[_View]:
     config = context.effective
     if config is None:
         return []
-    views = []
-    for artifact in context.artifacts.versions if context.artifacts.readable else ():
-        signature = artifact.signature
-        inputs: tuple[TensorSpec, ...] = ()
-        outputs: tuple[TensorSpec, ...] = ()
-        if isinstance(signature, OpenVinoSignature) and not _uninspected(signature):
-            backend = "openvino"
-            inputs, outputs = signature.inputs, signature.outputs
-        elif isinstance(signature, SavedModelSignature):
-            graph, key = signature.select(
-                _parameter(config, "TF_GRAPH_TAG") or DEFAULT_TAG,
-                _parameter(config, "TF_SIGNATURE_DEF") or DEFAULT_SIGNATURE,
-            )
-            if graph is None or key is None:
-                continue
-            backend = "tensorflow"
-            inputs, outputs = graph.signatures[key].inputs, graph.signatures[key].outputs
-        elif isinstance(signature, PlanSignature) and signature.deep:
-            backend = "tensorrt"
-            inputs, outputs = signature.inputs, signature.outputs
-        else:
-            continue
-        assert signature is not None
-        views.append(_View(artifact, signature, config, backend, inputs, outputs, context.strict))
+    strict = context.strict
+    views = [
+        _View(artifact, signature, config, "openvino", signature.inputs, signature.outputs, strict)
+        for artifact, signature in _loaded(context, "openvino")
+        if not _uninspected(signature)
+    ]
+    savedmodels = _loaded(context, "savedmodel")
+    if savedmodels:
+        from pbtxt_lint.artifacts.savedmodel import DEFAULT_SIGNATURE, DEFAULT_TAG
+
+        tag = _parameter(config, "TF_GRAPH_TAG") or DEFAULT_TAG
+        wanted = _parameter(config, "TF_SIGNATURE_DEF") or DEFAULT_SIGNATURE
+        for artifact, saved in savedmodels:
+            graph, key = saved.select(tag, wanted)
+            if graph is not None and key is not None:
+                served = graph.signatures[key]
+                views.append(
+                    _View(
+                        artifact, saved, config, "tensorflow", served.inputs, served.outputs, strict
+                    )
+                )
+    views.extend(
+        _View(artifact, plan, config, "tensorrt", plan.inputs, plan.outputs, strict)
+        for artifact, plan in _loaded(context, "plan")
+        if plan.deep
+    )
     return views
 
 
@@ -405,7 +424,9 @@ def model_tensor_unknown(context: ModelContext) -> Iterator[Finding]:
     """
 
     def check(view: _View) -> Iterator[Finding]:
-        aliases = view.signature.aliases if isinstance(view.signature, OpenVinoSignature) else {}
+        aliases = (
+            cast("OpenVinoSignature", view.signature).aliases if view.backend == "openvino" else {}
+        )
         names = {kind: {spec.name for spec in view.specs(kind)} for kind in ("input", "output")}
         for kind in ("input", "output"):
             if not view.checked(kind):
@@ -695,10 +716,9 @@ def _wildcard_problem(
 
 def _profile_problem(view: _View, io: ModelInput, shape: list[int]) -> str | None:
     """TensorRT: fixed config dims must lie in profile 0's [min, max] for the input."""
-    signature = view.signature
-    if not isinstance(signature, PlanSignature):
+    if view.backend != "tensorrt":
         return None
-    profiles = signature.profiles.get(io.name, ())
+    profiles = cast("PlanSignature", view.signature).profiles.get(io.name, ())
     if not profiles:
         return None
     profile = profiles[0]
@@ -861,7 +881,7 @@ def openvino_weights_missing(context: ModelContext) -> Iterator[Finding]:
         m/1/model.xml
         m/1/model.bin
     """
-    for artifact, signature in _loaded(context, OpenVinoSignature):
+    for artifact, signature in _loaded(context, "openvino"):
         for problem in signature.problems:
             if problem.kind in ("weights-missing", "weights-short"):
                 yield Finding(
@@ -896,10 +916,13 @@ def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
         saved_model.pb tags: serve   (tf.saved_model.save writes it)
     """
     config = context.effective
-    if config is None:
+    found = _loaded(context, "savedmodel")
+    if config is None or not found:
         return
+    from pbtxt_lint.artifacts.savedmodel import DEFAULT_TAG
+
     tag = _parameter(config, "TF_GRAPH_TAG") or DEFAULT_TAG
-    for artifact, signature in _loaded(context, SavedModelSignature):
+    for artifact, signature in found:
         if any(tag in graph.tags for graph in signature.meta_graphs):
             continue
         tags = sorted({t for graph in signature.meta_graphs for t in graph.tags})
@@ -937,11 +960,14 @@ def savedmodel_signature_missing(context: ModelContext) -> Iterator[Finding]:
         saved_model.pb signatures: serving_default
     """
     config = context.effective
-    if config is None:
+    found = _loaded(context, "savedmodel")
+    if config is None or not found:
         return
+    from pbtxt_lint.artifacts.savedmodel import DEFAULT_SIGNATURE, DEFAULT_TAG
+
     tag = _parameter(config, "TF_GRAPH_TAG") or DEFAULT_TAG
     key = _parameter(config, "TF_SIGNATURE_DEF") or DEFAULT_SIGNATURE
-    for artifact, signature in _loaded(context, SavedModelSignature):
+    for artifact, signature in found:
         graph, chosen = signature.select(tag, key)
         if graph is None or chosen == key:
             continue
@@ -971,7 +997,7 @@ def savedmodel_signature_missing(context: ModelContext) -> Iterator[Finding]:
 
 
 def _python(context: ModelContext) -> list[tuple[VersionArtifact, PythonSignature]]:
-    return _loaded(context, PythonSignature)
+    return _loaded(context, "python")
 
 
 def _line(line: int) -> Span | None:
@@ -1198,7 +1224,12 @@ def python_auto_complete_fails(context: ModelContext) -> Iterator[Finding]:
     Good:
         max_batch_size: 8
     """
-    for artifact, _, outcome in _auto_complete_outcomes(context):
+    outcomes = list(_auto_complete_outcomes(context))
+    if not outcomes:
+        return
+    from pbtxt_lint.artifacts.python_model import Refused
+
+    for artifact, _, outcome in outcomes:
         if not isinstance(outcome, Refused):
             continue
         yield Finding(
@@ -1232,8 +1263,13 @@ def python_auto_complete_overrides(context: ModelContext) -> Iterator[Finding]:
         max_batch_size: 16
     """
     config = context.effective
-    for artifact, function, outcome in _auto_complete_outcomes(context):
-        if config is None or not isinstance(outcome, Completed):
+    outcomes = list(_auto_complete_outcomes(context))
+    if config is None or not outcomes:
+        return
+    from pbtxt_lint.artifacts.python_model import Completed
+
+    for artifact, function, outcome in outcomes:
+        if not isinstance(outcome, Completed):
             continue
         changes = _overrides(config, outcome)
         if not changes:
@@ -1310,7 +1346,7 @@ def not_torchscript(context: ModelContext) -> Iterator[Finding]:
     Good:
         torch.jit.script(model).save("model.pt")   (or torch.jit.trace(model, example))
     """
-    for artifact, signature in _loaded(context, TorchScriptSignature):
+    for artifact, signature in _loaded(context, "torchscript"):
         if not signature.not_torchscript:
             continue
         pt2 = "PT2" in signature.not_torchscript
@@ -1354,7 +1390,7 @@ def _torch(context: ModelContext) -> list[_Torch]:
         return []
     return [
         _Torch(artifact, signature, signature.forward, config)
-        for artifact, signature in _loaded(context, TorchScriptSignature)
+        for artifact, signature in _loaded(context, "torchscript")
         if signature.forward is not None
     ]
 

@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from google.protobuf import text_format
-
 from pbtxt_lint.artifacts.model import ArtifactState, ModelArtifacts, artifact_format
-from pbtxt_lint.artifacts.python_model import Completed, PythonSignature, Refused
 from pbtxt_lint.artifacts.signature import Signature, TensorSpec
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelInstanceGroup, ModelOutput
@@ -203,6 +199,8 @@ def complete_python(
     Raises `CompletionFailed` when the stub fails (model.py does not import, the
     function raises) and `CompletionUnknown` when auto_complete_config is not literal.
     """
+    from pbtxt_lint.artifacts.python_model import Completed, PythonSignature, Refused
+
     if not isinstance(signature, PythonSignature):
         return config, frozenset()
     if signature.syntax_error:
@@ -358,6 +356,8 @@ def complete_command(model_dir: Path, settings: Settings) -> str:
     elif completed.note:
         notes.append(f"# The backend filled nothing: {completed.note}.")
     notes.extend(_server_defaults(config, settings.gpus))
+    from google.protobuf import text_format
+
     body = text_format.MessageToString(config, use_short_repeated_primitives=True)
     return "\n".join(notes) + "\n" + body
 
@@ -406,6 +406,8 @@ def init_command(model_dir: Path, force: bool) -> Path:
             f"# max_batch_size {starter.max_batch_size} is Triton's auto-complete default: "
             "set it to what the model and GPU can take."
         )
+    from google.protobuf import text_format
+
     body = text_format.MessageToString(starter, use_short_repeated_primitives=True)
     _write_atomically(target, "\n".join(header) + "\n" + body, force)
     return target
@@ -474,6 +476,8 @@ def _server_defaults(config: ModelConfig, gpus: int | None) -> list[str]:
 
 def _write_atomically(target: Path, text: str, replace: bool) -> None:
     """Write via a temporary file; without `replace`, never clobber an existing file."""
+    import secrets
+
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
