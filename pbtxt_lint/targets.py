@@ -98,6 +98,19 @@ ADDED: dict[str, Version] = {
 }
 # --- end of ADDED ---
 
+CORE_NAMES_ADDED: dict[str, Version] = {
+    "torch_aoti": (2, 67),
+    "model.pt2": (2, 67),
+}
+"""Platform and model file names that core's auto-fill and `ValidateModelConfig` learned
+after 2.3, kept by hand (the schema does not list them, so `ADDED` cannot). PyTorch
+AOTInductor: core's constants.h and model_config_utils.cc (`kPyTorchAotiPlatform`,
+`kPyTorchAotiFilename`) map `torch_aoti` and a `model.pt2` file to the pytorch backend;
+the pytorch_backend README dates the support from 26.03. Before it, tritonserver 2.51
+(verified) refuses `platform: "torch_aoti"` (`unexpected platform type`, or with
+`backend: "pytorch"` `unexpected 'platform' and 'backend' pair`) and does not recognise
+a lone `model.pt2` (`Could not determine backend`)."""
+
 _BY_SERVER = {r.server: r for r in RELEASES}
 _BY_CONTAINER = {r.container: r for r in RELEASES}
 _SERVER = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)*")
@@ -164,3 +177,16 @@ def introduced(symbol: str) -> Release | None:
     (`DataType.TYPE_BF16`), or None if every release in the table knows it."""
     version = ADDED.get(symbol)
     return _BY_SERVER[version] if version is not None else None
+
+
+def name_added(name: str) -> Release | None:
+    """The release whose core first knew a platform or model file name (`torch_aoti`,
+    `model.pt2`), or None if every release in the table knows it."""
+    version = CORE_NAMES_ADDED.get(name)
+    return _BY_SERVER[version] if version is not None else None
+
+
+def newer_name(name: str, target: Release | None) -> Release | None:
+    """The release that added `name` when the target (None: the newest) predates it."""
+    added = name_added(name)
+    return added if added is not None and target is not None and target < added else None

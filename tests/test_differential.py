@@ -10,6 +10,7 @@ Skips only when tritonserver cannot be fetched, and never under CI=true.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from collections.abc import Callable
@@ -49,18 +50,13 @@ MUTATIONS_PER_CONFIG = 1
 
 
 def _uses(outcome: Outcome, *words: str) -> bool:
+    """The model's config or file names mention one of `words` (to match KNOWN entries)."""
     files = outcome.group.models[outcome.model]
     text = files.get(CONFIG, b"").decode("utf-8", "replace")
     return any(word in text or any(path.endswith(word) for path in files) for word in words)
 
 
-KNOWN: dict[str, tuple[str, Callable[[Outcome], bool]]] = {
-    "torch_aoti": (
-        "bug: --triton-version 2.51 accepts platform torch_aoti and model.pt2, which "
-        "Triton 2.51 predates (see test_torch_aoti_is_newer_than_2_51)",
-        lambda outcome: _uses(outcome, "torch_aoti", "model.pt2"),
-    ),
-}
+KNOWN: dict[str, tuple[str, Callable[[Outcome], bool]]] = {}
 """Disagreements tolerated while the bug behind them is open: remove the entry when it
 is fixed, and the run proves the fix. Any other disagreement fails the run."""
 
@@ -358,7 +354,6 @@ TORCH_AOTI = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="bug: target 2.51 does not know torch_aoti is newer")
 def test_torch_aoti_is_newer_than_2_51(server: TritonServer, tmp_path: Path) -> None:
     io = (
         'input [ { name: "I" data_type: TYPE_FP32 dims: [ 1 ] } ]\n'
@@ -374,3 +369,5 @@ def test_torch_aoti_is_newer_than_2_51(server: TritonServer, tmp_path: Path) -> 
         d.model for d in lint([tmp_path], SETTINGS).diagnostics if d.severity is Severity.ERROR
     }
     assert errors == set(TORCH_AOTI)
+    newest = dataclasses.replace(SETTINGS, target=None)  # which knows them all
+    assert not lint([tmp_path], newest).diagnostics

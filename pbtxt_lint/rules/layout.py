@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from pbtxt_lint.diagnostics import Edit, Fix, Severity
 from pbtxt_lint.rules.base import Finding, ModelContext, Stage, rule
+from pbtxt_lint.targets import newer_name
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.triton.autofill import (
     DEFAULT_FILENAMES,
@@ -168,6 +169,25 @@ def name_mismatch(context: ModelContext) -> Iterator[Finding]:
     )
 
 
+def _unknown_to_target(context: ModelContext, name: str) -> tuple[str, str] | None:
+    """(why, fix) when the target release predates `name` (`torch_aoti`, `model.pt2`):
+    its core neither maps the platform nor recognises the file, so the model gets no
+    backend (or a platform its backend refuses) and fails at poll. None otherwise."""
+    target = context.settings.target
+    added = newer_name(name, target)
+    if added is None or target is None:
+        return None
+    why = (
+        f"Triton {target.label} does not know {name} (PyTorch AOTInductor, added in "
+        f"Triton {added.label})"
+    )
+    fix = (
+        f"upgrade Triton to {added.label} or later, or serve a TorchScript model.pt with "
+        'platform: "pytorch_libtorch"'
+    )
+    return why, fix
+
+
 @rule(
     "PL104",
     "backend-undetermined",
@@ -180,7 +200,9 @@ def name_mismatch(context: ModelContext) -> Iterator[Finding]:
 def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
     """With no `backend`, `platform` or `default_model_filename`, Triton looks for a
     known file name (`model.onnx`, `model.plan`, `model.pt`, `model.py`, ...) in the
-    first sub-folder. If none is there, the model fails.
+    first sub-folder. If none is there, the model fails. `model.pt2` (PyTorch
+    AOTInductor) is known from Triton 26.03 (2.67); checked with an older
+    `--triton-version`, a lone `model.pt2` fails too.
 
     Bad:
         resnet/config.pbtxt   (no backend or platform)
@@ -193,25 +215,33 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
     if result is None or result.error is None or context.model.entries is None:
         return
     subfolders = context.model.subfolders
+    hint = (
+        'set backend (e.g. backend: "onnxruntime") and name the file model.<ext> or set '
+        "default_model_filename"
+    )
     if not subfolders:
         detail = "and the model folder has no sub-folder to look into"
     else:
         found = context.model.first_subfolder_contents() or {}
+        unknown = _unknown_to_target(context, "model.pt2")
+        known = [n for n in ARTIFACT_NAMES if newer_name(n, context.settings.target) is None]
         near = [
             name
             for name in found
             if name.rsplit(".", 1)[-1] in ("onnx", "plan", "engine", "pt", "py", "xml", "pt2")
         ]
         detail = f"and '{subfolders[0]}/' holds no file Triton recognises"
-        if near:
-            detail += f" ('{near[0]}' is not one of {', '.join(ARTIFACT_NAMES)})"
+        if unknown is not None and "model.pt2" in found and not found["model.pt2"].is_dir:
+            detail = f"and '{subfolders[0]}/' holds model.pt2, but {unknown[0]}"
+            hint = unknown[1]
+        elif near:
+            detail += f" ('{near[0]}' is not one of {', '.join(known)})"
     yield Finding(
         f"Triton cannot determine the backend of model '{context.model.name}': the config "
         f"sets no backend, platform or default_model_filename, {detail}",
         at=("backend",) if context.config is not None else None,
         file=None if context.config_file is not None else context.model.path,
-        hint='set backend (e.g. backend: "onnxruntime") and name the file model.<ext> or set '
-        "default_model_filename",
+        hint=hint,
     )
 
 
@@ -226,6 +256,8 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
     """`platform` accepts only `tensorrt_plan`, `onnxruntime_onnx`, `pytorch_libtorch`,
     `torch_aoti`, `tensorflow_savedmodel`, `tensorflow_graphdef` and `ensemble`.
     Backends such as python or openvino are set with `backend`, not `platform`.
+    `torch_aoti` (and `default_model_filename: "model.pt2"`) came in Triton 26.03
+    (2.67): with an older `--triton-version` they name no backend either.
 
     Bad:
         platform: "onnxruntime"
@@ -236,23 +268,40 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
     if effective is None or effective.backend or effective.platform == ENSEMBLE_PLATFORM:
         return
     platform = effective.platform
+    at = ("platform",) if platform else ("default_model_filename",)
+    unknown = _unknown_to_target(context, platform or effective.default_model_filename)
+    if unknown is not None:
+        why, fix = unknown
+        what = (
+            f"platform '{platform}'"
+            if platform
+            else f"default_model_filename '{effective.default_model_filename}' and no backend"
+        )
+        yield Finding(
+            f"model '{context.model.name}' has {what}: {why}, so it finds no backend for the "
+            "model and refuses it",
+            at=at,
+            hint=fix,
+        )
+        return
+    known = [p for p in KNOWN_PLATFORMS if newer_name(p, context.settings.target) is None]
     if platform in KNOWN_BACKENDS or platform in ("openvino", "python"):
         hint = f'use backend: "{platform}" instead of platform'
     else:
-        guess = suggest(platform, KNOWN_PLATFORMS, cutoff=0.5) if platform else None
+        guess = suggest(platform, known, cutoff=0.5) if platform else None
         hint = (
             f'did you mean platform: "{guess}"?'
             if guess
             else (
                 "set backend (onnxruntime, tensorrt, pytorch, python, openvino, ...) or a "
-                f"platform: {', '.join(KNOWN_PLATFORMS)}"
+                f"platform: {', '.join(known)}"
             )
         )
     what = f"platform '{platform}'" if platform else "no platform and no backend"
     yield Finding(
         f"model '{context.model.name}' has {what}; Triton does not know which backend "
         "to use and refuses the model",
-        at=("platform",) if platform else ("default_model_filename",),
+        at=at,
         hint=hint,
     )
 
@@ -266,7 +315,8 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
 )
 def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
     """For the tensorflow, tensorrt, onnxruntime and pytorch backends, the platform
-    must be one of that backend's platforms (or left out).
+    must be one of that backend's platforms (or left out). The pytorch backend takes
+    `torch_aoti` from Triton 26.03 (2.67) on, only `pytorch_libtorch` before.
 
     Bad:
         backend: "onnxruntime"
@@ -278,7 +328,20 @@ def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
     if effective is None:
         return
     allowed = PLATFORMS_OF_BACKEND.get(effective.backend)
-    if allowed is None or effective.platform in allowed:
+    target = context.settings.target
+    allowed = allowed and tuple(p for p in allowed if newer_name(p, target) is None)
+    if not allowed or effective.platform in allowed:
+        return
+    unknown = _unknown_to_target(context, effective.platform)
+    if unknown is not None:
+        why, fix = unknown
+        yield Finding(
+            f"model '{context.model.name}' has platform '{effective.platform}' with backend "
+            f"'{effective.backend}': {why}, and refuses the pair (its {effective.backend} "
+            f"backend takes {' or '.join(repr(p) for p in allowed)})",
+            at=("platform",),
+            hint=fix,
+        )
         return
     yield Finding(
         f"platform '{effective.platform}' does not go with backend '{effective.backend}' "

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.targets import Release, newer_name
 
 ENSEMBLE_PLATFORM = "ensemble"
 
@@ -71,15 +72,18 @@ def core_autofill(
     model_name: str,
     config: ModelConfig,
     first_subfolder: Mapping[str, FolderEntry] | None,
+    release: Release | None = None,
 ) -> AutofillResult:
     """Emulate `GetNormalizedModelConfig` (AutoCompleteBackendFields + Normalize).
 
     `first_subfolder` is the content of the lexicographically first sub-folder of the
     model folder (any sub-folder, not only versions), or None if there is none.
+    `release` is the Triton release emulated (None: the newest): an older core does not
+    know every platform and file name (`targets.CORE_NAMES_ADDED`).
     """
     completed = ModelConfig()
     completed.CopyFrom(config)
-    error = _complete_backend_fields(model_name, completed, first_subfolder)
+    error = _complete_backend_fields(model_name, completed, first_subfolder, release)
     if error is None:
         _normalize(completed)
     return AutofillResult(completed, error)
@@ -94,9 +98,14 @@ def _has_dir(folder: Mapping[str, FolderEntry] | None, name: str) -> bool:
 
 
 def _complete_backend_fields(
-    model_name: str, config: ModelConfig, folder: Mapping[str, FolderEntry] | None
+    model_name: str,
+    config: ModelConfig,
+    folder: Mapping[str, FolderEntry] | None,
+    release: Release | None,
 ) -> str | None:
     has_version = folder is not None
+    aoti_platform = newer_name("torch_aoti", release) is None
+    aoti_file = newer_name("model.pt2", release) is None
     if not config.name:
         config.name = model_name
 
@@ -152,7 +161,9 @@ def _complete_backend_fields(
             config.default_model_filename == "model.pt"
         ):
             config.backend = "pytorch"
-        elif config.platform == "torch_aoti" or config.default_model_filename == "model.pt2":
+        elif (aoti_platform and config.platform == "torch_aoti") or (
+            aoti_file and config.default_model_filename == "model.pt2"
+        ):
             config.backend = "pytorch"
             config.platform = config.platform or "torch_aoti"
         elif nothing_given:
@@ -160,15 +171,15 @@ def _complete_backend_fields(
                 if _has_file(folder, "model.pt"):
                     config.backend = "pytorch"
                     config.platform = "pytorch_libtorch"
-            elif _has_file(folder, "model.pt2"):
+            elif aoti_file and _has_file(folder, "model.pt2"):
                 config.backend = "pytorch"
                 config.platform = "torch_aoti"
     if config.backend == "pytorch":
         if not config.platform:
             config.platform = "pytorch_libtorch"
             config.default_model_filename = config.default_model_filename or "model.pt"
-        elif config.platform == "torch_aoti" and not config.default_model_filename:
-            config.default_model_filename = "model.pt2"
+        elif aoti_platform and config.platform == "torch_aoti":
+            config.default_model_filename = config.default_model_filename or "model.pt2"
         return None
 
     if not config.backend:
