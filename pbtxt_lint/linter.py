@@ -22,7 +22,7 @@ from pathlib import Path
 from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
 from pbtxt_lint.repository.layout import ModelFolder, PathProblem, Repository, Target, discover
-from pbtxt_lint.rules.base import Finding, ModelContext, Rule
+from pbtxt_lint.rules.base import Finding, ModelContext, Rule, Scope
 from pbtxt_lint.rules.meta import unused_suppression
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.suppressions import Suppressions, parse
@@ -116,6 +116,12 @@ class _Outcome:
     suppressed: int
 
 
+@dataclass(frozen=True)
+class _Runnable:
+    rules: list[Rule]
+    codes: frozenset[str]
+
+
 class _Plan:
     """The models to check, in output order, and the rules each kind of model runs."""
 
@@ -134,22 +140,30 @@ class _Plan:
         ]
         self.codes = {r.code: r.name for r in all_rules}
         self.by_name = {name: code for code, name in self.codes.items()}
-        # Rules by (stray folder?, config parsed?), in their declared order.
-        self.runnable = {
-            (stray, parsed): [
-                r for r in active if r.stray == stray and (parsed or not r.needs_config)
+        self.active = active
+        self._runnable: dict[tuple[bool, bool, frozenset[Scope]], _Runnable] = {}
+
+    def runnable(self, context: ModelContext) -> _Runnable:
+        """The active rules for a model like this one (stray folder?, config parsed?,
+        scopes), in their declared order; computed once per kind of model."""
+        stray, parsed, scopes = context.model.is_stray, context.config is not None, context.scopes
+        key = (stray, parsed, scopes)
+        if key not in self._runnable:
+            rules = [
+                r
+                for r in self.active
+                if r.stray == stray and (parsed or not r.needs_config) and r.scope in scopes
             ]
-            for stray in (False, True)
-            for parsed in (False, True)
-        }
+            self._runnable[key] = _Runnable(rules, frozenset(r.code for r in rules))
+        return self._runnable[key]
 
     def lint_model(self, index: int) -> _Outcome:
         repository, folder = self.work[index]
         context = ModelContext(folder, repository, self.settings)
         internal_errors: list[InternalError] = []
-        runnable = self.runnable[folder.is_stray, context.config is not None]
+        runnable = self.runnable(context)
         found: list[Diagnostic] = []
-        for rule in runnable:
+        for rule in runnable.rules:
             try:  # a bug in a rule must not hide the others
                 findings = list(rule.check(context))
             except Exception as error:
@@ -157,8 +171,7 @@ class _Plan:
                 continue
             if findings:
                 found.extend(_to_diagnostic(rule, context, f) for f in findings)
-        ran = {rule.code for rule in runnable}
-        kept, suppressed = _finish(context, found, ran, self)
+        kept, suppressed = _finish(context, found, runnable.codes, self)
         files = 1 if context.config_file is not None else 0
         return _Outcome(kept, files, internal_errors, suppressed)
 
@@ -219,7 +232,7 @@ def _lint_in_workers(plan: _Plan, workers: int) -> list[_Outcome]:
 def _finish(
     context: ModelContext,
     found: list[Diagnostic],
-    ran: set[str],
+    ran: frozenset[str],
     plan: _Plan,
 ) -> tuple[list[Diagnostic], int]:
     """Per-path ignores, inline suppressions (and their PL015), severity overrides;

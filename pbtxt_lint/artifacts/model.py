@@ -55,6 +55,7 @@ def reader_for(fmt: str) -> Reader | None:
     reader: Reader = getattr(importlib.import_module(f"pbtxt_lint.artifacts.{module}"), function)
     return reader
 
+
 FORMAT_OF_PLATFORM: Mapping[str, str] = {
     "pytorch_libtorch": "torchscript",
     "torch_aoti": "pt2",

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast, overload
 from pbtxt_lint.artifacts.model import VersionArtifact
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
 from pbtxt_lint.diagnostics import Severity, Span
-from pbtxt_lint.rules.base import Finding, ModelContext, Stage, rule
+from pbtxt_lint.rules.base import Finding, ModelContext, Scope, Stage, rule
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
@@ -170,6 +170,7 @@ def _shipped(container: str) -> str:
     "version of TensorRT, expecting library version <A> got <B>, please rebuild.",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     """A plan is a TensorRT engine serialized for one TensorRT version (and one GPU
@@ -233,6 +234,7 @@ def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     INFO,
     "How far pbtxt-lint could check a TensorRT plan: header only, or the deserialized engine.",
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def plan_check_level(context: ModelContext) -> Iterator[Finding]:
     """A plan's inputs, outputs, data types and optimization profiles are inside the
@@ -290,6 +292,7 @@ def plan_check_level(context: ModelContext) -> Iterator[Finding]:
     "A TensorRT plan whose header declares another size than the file has (truncated?).",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def plan_size_mismatch(context: ModelContext) -> Iterator[Finding]:
     """The plan header records the plan's total size. A smaller file is an interrupted
@@ -408,6 +411,7 @@ def _config_tensors(view: _View, kind: str) -> list[tuple[int, ModelInput | Mode
     triton="unexpected inference input '<name>', allowed inputs are: <a>, <b>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def model_tensor_unknown(context: ModelContext) -> Iterator[Finding]:
     """These backends look every config tensor up in the model by exact name: OpenVINO
@@ -480,6 +484,7 @@ def model_tensor_unknown(context: ModelContext) -> Iterator[Finding]:
     triton="unable to load model '<model>', configuration expects <n> inputs, model provides <k>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def model_input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     """OpenVINO requires exactly as many config inputs as the model has Parameters.
@@ -574,6 +579,7 @@ def _engine_bindings(view: _View, engine_inputs: list[str]) -> Iterator[Finding]
     "'<name>', model provides TYPE_<Y>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def model_data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
     """TensorFlow and TensorRT do not convert types: the config's data_type must be
@@ -746,6 +752,7 @@ def _profile_problem(view: _View, io: ModelInput, shape: list[int]) -> str | Non
     "but the model configuration specifies <k> dimensions (shape <[..]>)",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def model_shape_mismatch(context: ModelContext) -> Iterator[Finding]:
     """Each backend compares `[batch] + dims` (max_batch_size > 0) or `dims` with the
@@ -819,6 +826,7 @@ def _shape_hint(view: _View, model: tuple[Dim, ...], where: str, reason: str) ->
     WARNING,
     "A config data_type that differs from the OpenVINO model's, which the backend converts.",
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def openvino_data_type_converted(context: ModelContext) -> Iterator[Finding]:
     """The OpenVINO backend does not refuse a data_type that differs from the model's:
@@ -868,6 +876,7 @@ def openvino_data_type_converted(context: ModelContext) -> Iterator[Finding]:
     "model.bin missing or too short)",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def openvino_weights_missing(context: ModelContext) -> Iterator[Finding]:
     """An IR is two files: `model.xml` (the graph) and `model.bin` (the constants,
@@ -904,6 +913,7 @@ def openvino_weights_missing(context: ModelContext) -> Iterator[Finding]:
     triton="unable to load model '<model>', expected 'serve' tag",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
     """Triton's TensorFlow backend loads the MetaGraph tagged "serve", or the tag named
@@ -947,6 +957,7 @@ def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
     "(no 'serving_default' and no other signature)",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def savedmodel_signature_missing(context: ModelContext) -> Iterator[Finding]:
     """The backend serves the signature "serving_default" (or `TF_SIGNATURE_DEF`), and
@@ -1012,6 +1023,7 @@ def _line(line: int) -> Span | None:
     triton="Failed to initialize Python stub for auto-complete: SyntaxError: <message>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
     """The Python backend imports `model.py` in its stub process; a syntax error fails
@@ -1058,6 +1070,7 @@ def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
     "'TritonPythonModel'",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def python_model_class_missing(context: ModelContext) -> Iterator[Finding]:
     """The stub imports `model.py` and instantiates the class named exactly
@@ -1097,6 +1110,7 @@ def python_model_class_missing(context: ModelContext) -> Iterator[Finding]:
     triton="Python model <path> does not implement `execute` method.",
     stage=INFERENCE,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def python_execute_missing(context: ModelContext) -> Iterator[Finding]:
     """The model loads, but the stub calls `execute(requests)` for every batch of
@@ -1133,6 +1147,7 @@ def python_execute_missing(context: ModelContext) -> Iterator[Finding]:
     WARNING,
     "A literal tensor name in model.py that the config does not declare.",
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
     """The Python backend never compares the code with the config, so a renamed tensor
@@ -1210,6 +1225,7 @@ def _auto_complete_outcomes(
     "for model '<model>' specified max_batch_size <k>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def python_auto_complete_fails(context: ModelContext) -> Iterator[Finding]:
     """With auto-complete on, the stub runs `TritonPythonModel.auto_complete_config`
@@ -1248,6 +1264,7 @@ def python_auto_complete_fails(context: ModelContext) -> Iterator[Finding]:
     INFO,
     "model.py's auto_complete_config changes what config.pbtxt says, or makes the model decoupled.",
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def python_auto_complete_overrides(context: ModelContext) -> Iterator[Finding]:
     """The config Triton serves is config.pbtxt plus what `auto_complete_config` does.
@@ -1333,6 +1350,7 @@ def _overrides(before: ModelConfig, outcome: Completed) -> list[str]:
     "constants.pkl: file not found",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def not_torchscript(context: ModelContext) -> Iterator[Finding]:
     """The libtorch backend loads `model.pt` with `torch::jit::load`, which needs a
@@ -1456,6 +1474,7 @@ def _argument_of(torch: _Torch) -> dict[int, ForwardArg]:
     triton="unable to load model '<model>', configuration expects <n> inputs, model provides <k>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def torchscript_input_count(context: ModelContext) -> Iterator[Finding]:
     """libtorch compares forward()'s arguments (self excluded) with the config's inputs
@@ -1511,6 +1530,7 @@ def torchscript_input_count(context: ModelContext) -> Iterator[Finding]:
     "enforcing strict ordering from model configuration.",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def torchscript_input_binding(context: ModelContext) -> Iterator[Finding]:
     """libtorch binds config inputs to forward() arguments by argument name when every
@@ -1608,6 +1628,7 @@ def _index_problems(torch: _Torch, names: list[str]) -> Iterator[Finding]:
     "Dict(str, Tensor) or input(s) of type Tensor are supported.",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def torchscript_argument_type(context: ModelContext) -> Iterator[Finding]:
     """libtorch passes each config input to forward() as a Tensor (or a List[str] for
@@ -1659,6 +1680,7 @@ def torchscript_argument_type(context: ModelContext) -> Iterator[Finding]:
     "A TYPE_STRING input bound to a Tensor argument, or a List[str] argument fed numbers.",
     stage=INFERENCE,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def torchscript_string_argument(context: ModelContext) -> Iterator[Finding]:
     """libtorch hands a TYPE_STRING input to forward() as `List[str]` and every other
@@ -1703,6 +1725,7 @@ def torchscript_string_argument(context: ModelContext) -> Iterator[Finding]:
     "doesn't exist. This model has <n> outputs",
     stage=INFERENCE,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def torchscript_output_index(context: ModelContext) -> Iterator[Finding]:
     """TorchScript outputs have no names: libtorch binds config outputs by the index of
@@ -1750,6 +1773,7 @@ def torchscript_output_index(context: ModelContext) -> Iterator[Finding]:
     INFO,
     "A model file pbtxt-lint refused or could not inspect (too large, a DTD, nested too deep).",
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def artifact_not_inspected(context: ModelContext) -> Iterator[Finding]:
     """Readers bound the work they do on any file: an XML with a document type

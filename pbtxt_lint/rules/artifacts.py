@@ -22,7 +22,7 @@ from pathlib import Path
 from pbtxt_lint.artifacts.model import ArtifactState, VersionArtifact
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
 from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, ModelContext, Stage, rule
+from pbtxt_lint.rules.base import Finding, ModelContext, Scope, Stage, rule
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import (
@@ -302,6 +302,7 @@ def _near_miss(expected: str, names: Iterable[str]) -> str | None:
     "'<model>'",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def artifact_missing(context: ModelContext) -> Iterator[Finding]:
     """The backend opens `<model>/<version>/<default_model_filename>` (`model.onnx` by
@@ -392,6 +393,7 @@ def _missing(context: ModelContext, artifact: VersionArtifact) -> Finding:
     triton="onnx runtime error 7: Load model from <path> failed:Protobuf parsing failed.",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def artifact_unreadable(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime parses the whole file when the model loads; a truncated download,
@@ -439,6 +441,7 @@ def artifact_unreadable(context: ModelContext) -> Iterator[Finding]:
     WARNING,
     "The model file is a Git LFS pointer, not the model.",
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def artifact_lfs_pointer(context: ModelContext) -> Iterator[Finding]:
     """Git stores large files as small text pointers and fetches the content with
@@ -492,6 +495,7 @@ def _external(context: ModelContext, kinds: Sequence[str], hint: str) -> Iterato
     "external initializer file)",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def external_data_missing(context: ModelContext) -> Iterator[Finding]:
     """Models over 2 GiB keep their weights in files next to `model.onnx`
@@ -518,6 +522,7 @@ def external_data_missing(context: ModelContext) -> Iterator[Finding]:
     WARNING,
     "ONNX external data outside the model folder (an absolute path or ../).",
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def external_data_outside_model(context: ModelContext) -> Iterator[Finding]:
     """External data referenced by an absolute path or a path leaving the model folder
@@ -550,6 +555,7 @@ def external_data_outside_model(context: ModelContext) -> Iterator[Finding]:
     "'ONNX_TYPE_TENSOR'.",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def non_tensor_io(context: ModelContext) -> Iterator[Finding]:
     """The ONNX Runtime backend only exchanges tensors with Triton; a graph whose inputs
@@ -597,6 +603,7 @@ def _completion_errors(context: ModelContext, triton_id: str) -> Iterator[Comple
     "non-zero max_batch_size is specified",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
     """When the config leaves inputs or outputs out, ONNX Runtime auto-completes it and
@@ -643,6 +650,7 @@ def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
     "supporrted but no max_batch_size is specified in model configuration. Must specify "
     "max_batch_size to utilize autofill with a larger max batch size",
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def autofilled_max_batch_size(context: ModelContext) -> Iterator[Finding]:
     """A config without max_batch_size (and without inputs or outputs) on a model whose
@@ -686,6 +694,7 @@ def autofilled_max_batch_size(context: ModelContext) -> Iterator[Finding]:
     triton="unexpected inference input '<name>', allowed inputs are: <a>, <b>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def unknown_tensor_name(context: ModelContext) -> Iterator[Finding]:
     """Names are compared exactly with the graph's inputs (plus initializers that are
@@ -751,6 +760,7 @@ def _control_tensors(config: ModelConfig) -> list[tuple[int, int, str, str]]:
     triton="unable to load model '<model>', configuration expects <n> inputs, model provides <k>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime counts the graph's inputs (initializers excluded) and requires the
@@ -828,6 +838,7 @@ def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     "input '<name>', model provides TYPE_<Y>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime does not convert types: the config's data_type must be the graph's
@@ -881,6 +892,7 @@ def data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
     "with shape [-1]  for ragged input '<name>', model provides <[..]>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def ragged_input_shape(context: ModelContext) -> Iterator[Finding]:
     """A ragged input is fed to ONNX Runtime as the concatenation of all requests'
@@ -916,6 +928,7 @@ def ragged_input_shape(context: ModelContext) -> Iterator[Finding]:
     "expected by the model is <[..]>",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
     """With max_batch_size > 0 Triton puts the batch dim in front of every tensor, so the
@@ -957,6 +970,7 @@ def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
     "complete shape <[-1,..]>)",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def batch_dim_in_dims(context: ModelContext) -> Iterator[Finding]:
     """With max_batch_size > 0, `dims` is the shape of one sample: Triton prepends the
@@ -1053,6 +1067,7 @@ def _mismatch(view: _View, pair: _Pair) -> Finding:
     "<[..]>) but the model configuration specifies <k> dimensions (shape <[..]>)",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def shape_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime compares `[-1] + dims` (max_batch_size > 0) or `dims` (0) with the
@@ -1079,6 +1094,7 @@ def shape_mismatch(context: ModelContext) -> Iterator[Finding]:
     "configuration provided: <[..]>.",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def scalar_dims(context: ModelContext) -> Iterator[Finding]:
     """For a rank-0 graph tensor ONNX Runtime skips the shape comparison and requires
@@ -1137,6 +1153,7 @@ def _control_type(control: ModelSequenceBatching.Control) -> str | None:
     "that input",
     stage=LOAD,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def sequence_control_mismatch(context: ModelContext) -> Iterator[Finding]:
     """Triton feeds START, END, READY and CORRID as model inputs: each named tensor must
@@ -1213,6 +1230,7 @@ def sequence_control_mismatch(context: ModelContext) -> Iterator[Finding]:
     "fix either the inputs/outputs or the model.",
     stage=Stage.INFERENCE,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def scalar_input_with_batching(context: ModelContext) -> Iterator[Finding]:
     """The load succeeds (ONNX Runtime does not compare scalar shapes), but with
@@ -1254,6 +1272,7 @@ def scalar_input_with_batching(context: ModelContext) -> Iterator[Finding]:
     "Inputs whose dims the model declares equal get different sizes in the config.",
     stage=Stage.INFERENCE,
     needs_config=False,
+    scope=Scope.MODEL_FILES,
 )
 def shared_dim_conflict(context: ModelContext) -> Iterator[Finding]:
     """Exporters give dims that must be equal the same name (`input_ids [batch, seq]`,

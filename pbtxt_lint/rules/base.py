@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from pbtxt_lint.diagnostics import Fix, Severity, Span
 from pbtxt_lint.repository.layout import ConfigFile, ModelFolder, Repository
@@ -22,11 +22,13 @@ from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.textproto.parse import ParsedConfig
 from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.autofill import AutofillResult, core_autofill
+from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, AutofillResult, core_autofill
 from pbtxt_lint.triton.versions import Selection, VersionScan, scan_version_folders, select_versions
 
 if TYPE_CHECKING:
     from pbtxt_lint.artifacts.model import ModelArtifacts
+
+T = TypeVar("T")
 
 
 class Stage(enum.Enum):
@@ -37,6 +39,16 @@ class Stage(enum.Enum):
     LOAD = "load"  # creating the model through its backend
     INFERENCE = "inference"  # at the first request
     NEVER = "never"  # Triton accepts it (warnings and info)
+
+
+class Scope(enum.Enum):
+    """The models a rule can have something to say about. The engine runs a rule only
+    on models in its scope, so most of a large repository (neither ensembles nor, with
+    `--config-only`, model files) skips most families without a call."""
+
+    ANY = "any"
+    ENSEMBLE = "ensemble"  # ensemble platform or ensemble_scheduling (after auto-fill)
+    MODEL_FILES = "model-files"  # models with located artifacts (`context.artifacts.versions`)
 
 
 @dataclass(frozen=True)
@@ -65,11 +77,12 @@ class ModelContext:
     def config_file(self) -> ConfigFile | None:
         return self.model.config()
 
-    @property
+    # Cached, like every view below: rules read them thousands of times per repository.
+    @cached_property
     def parsed(self) -> ParsedConfig | None:
         return self.config_file.parsed if self.config_file else None
 
-    @property
+    @cached_property
     def config(self) -> ModelConfig | None:
         """The config as written; None if there is no file or it does not parse."""
         return self.parsed.config if self.parsed else None
@@ -80,9 +93,10 @@ class ModelContext:
         if self.config_file is not None and self.config is None:
             return None
         written = self.config if self.config is not None else ModelConfig()
-        return core_autofill(self.model.name, written, self.model.first_subfolder_contents())
+        first = self.model.first_subfolder_contents()
+        return core_autofill(self.model.name, written, first, self.settings.target)
 
-    @property
+    @cached_property
     def effective(self) -> ModelConfig | None:
         """The config Triton validates: as written, completed by the core (S3)."""
         return self.autofill.config if self.autofill and self.autofill.error is None else None
@@ -108,6 +122,32 @@ class ModelContext:
         """Triton's `--disable-auto-complete-config`: no backend fills anything."""
         return not self.settings.auto_complete
 
+    @cached_property
+    def scopes(self) -> frozenset[Scope]:
+        """The rule scopes this model is in."""
+        scopes = {Scope.ANY}
+        effective = self.effective
+        if effective is not None and (
+            effective.platform == ENSEMBLE_PLATFORM or effective.HasField("ensemble_scheduling")
+        ):
+            scopes.add(Scope.ENSEMBLE)
+        if self.artifacts.versions:
+            scopes.add(Scope.MODEL_FILES)
+        return frozenset(scopes)
+
+    def shared(self, compute: Callable[[ModelContext], T]) -> T:
+        """`compute(self)`, once per model: a view several rules derive the same way
+        (resolved instance groups, warmup samples...) is computed for the first and
+        reused by the others."""
+        memo = self._memo
+        if compute not in memo:
+            memo[compute] = compute(self)
+        return cast(T, memo[compute])
+
+    @cached_property
+    def _memo(self) -> dict[Callable[[ModelContext], object], object]:
+        return {}
+
 
 Check = Callable[[ModelContext], Iterable[Finding]]
 
@@ -124,6 +164,7 @@ class Rule:
     stage: Stage = Stage.POLL
     needs_config: bool = True  # skipped when the config is missing or does not parse
     stray: bool = False  # runs on hidden/tool folders (and only such rules do)
+    scope: Scope = Scope.ANY  # skipped on models outside it
 
     @property
     def family(self) -> str:
@@ -143,6 +184,7 @@ def rule(
     stage: Stage | None = None,
     needs_config: bool = True,
     stray: bool = False,
+    scope: Scope = Scope.ANY,
     doc: str | None = None,
 ) -> Callable[[Check], Rule]:
     """Declare a rule; its documentation is `doc` or the check function's docstring."""
@@ -159,6 +201,7 @@ def rule(
             stage=stage or (Stage.POLL if severity is Severity.ERROR else Stage.NEVER),
             needs_config=needs_config,
             stray=stray,
+            scope=scope,
         )
 
     return wrap

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from pbtxt_lint.diagnostics import Edit, Fix, Severity
 from pbtxt_lint.ensemble import EnsembleGraph, build_graph, is_ensemble
 from pbtxt_lint.repository.layout import Repository
-from pbtxt_lint.rules.base import Check, Finding, ModelContext, Rule, Stage, rule
+from pbtxt_lint.rules.base import Check, Finding, ModelContext, Rule, Scope, Stage, rule
 from pbtxt_lint.textproto.sourcemap import FieldPath
 from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
 
@@ -25,10 +25,6 @@ _POLL_STAGES = (Stage.PARSE, Stage.POLL)
 # Models whose own errors are being collected (composing-model-fails), so that
 # ensembles that contain each other do not recurse forever.
 _CHECKING: ContextVar[frozenset[str]] = ContextVar("_CHECKING", default=frozenset())
-# The linter runs every rule of a model in a row: the last graph built serves them all.
-_LAST_GRAPH: ContextVar[tuple[ModelContext, EnsembleGraph | None] | None] = ContextVar(
-    "_LAST_GRAPH", default=None
-)
 # First errors of composing models, shared by the ensembles of one repository.
 _OWN_ERRORS: ContextVar[tuple[Repository, dict[str, tuple[Rule, Finding] | None]] | None] = (
     ContextVar("_OWN_ERRORS", default=None)
@@ -36,10 +32,12 @@ _OWN_ERRORS: ContextVar[tuple[Repository, dict[str, tuple[Rule, Finding] | None]
 
 
 def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
-    """The data-flow graph of this model if it declares ensemble scheduling."""
-    last = _LAST_GRAPH.get()
-    if last is not None and last[0] is context:
-        return last[1]
+    """The data-flow graph of this model if it declares ensemble scheduling (built once
+    per model, for all the rules that read it)."""
+    return context.shared(_build_graph)
+
+
+def _build_graph(context: ModelContext) -> EnsembleGraph | None:
     config = context.effective
     graph = None
     if config is not None and config.HasField("ensemble_scheduling"):
@@ -52,7 +50,6 @@ def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
             source_map=parsed.source_map if parsed else None,
             config_only=context.settings.config_only,
         )
-    _LAST_GRAPH.set((context, graph))
     return graph
 
 
@@ -95,6 +92,7 @@ def _graph_issues(kind: str) -> Check:
     ERROR,
     'ensemble_scheduling on a model whose platform is not "ensemble".',
     triton="ensemble scheduling cannot be set for model '<model>' whose platform is not ensemble",
+    scope=Scope.ENSEMBLE,
 )
 def scheduling_on_non_ensemble(context: ModelContext) -> Iterator[Finding]:
     """An ensemble is declared with `platform: "ensemble"`; `backend: "ensemble"` is a
@@ -145,6 +143,7 @@ def scheduling_on_non_ensemble(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     'platform: "ensemble" without an ensemble_scheduling block.',
     triton="ensemble scheduling must be set for ensemble <model> whose platform is ensemble",
+    scope=Scope.ENSEMBLE,
 )
 def ensemble_without_scheduling(context: ModelContext) -> Iterator[Finding]:
     """An ensemble is its steps: without `ensemble_scheduling` there is nothing to run.
@@ -183,6 +182,7 @@ def ensemble_without_scheduling(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "An ensemble that also names a backend.",
     triton="Ensemble model '<model>' must have platform type 'ensemble' and empty backend type",
+    scope=Scope.ENSEMBLE,
 )
 def ensemble_with_backend(context: ModelContext) -> Iterator[Finding]:
     """The ensemble scheduler runs ensembles; a `backend` (often copied from a composing
@@ -221,6 +221,7 @@ _FORBIDDEN = (
     triton="instance group should not be specified for ensemble '<model>' / optimization "
     "should not be specified for ensemble '<model>' / model_warmup can not be specified for "
     "ensemble '<model>'",
+    scope=Scope.ENSEMBLE,
 )
 def ensemble_forbidden_field(context: ModelContext) -> Iterator[Finding]:
     """An ensemble has no instances of its own and runs no model code: instances,
@@ -258,6 +259,7 @@ def ensemble_forbidden_field(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "ensemble_scheduling without any step.",
     triton="must specify 'step' for ensemble '<model>'",
+    scope=Scope.ENSEMBLE,
 )
 def ensemble_no_steps(context: ModelContext) -> Iterator[Finding]:
     """An ensemble needs at least one step.
@@ -288,6 +290,7 @@ def ensemble_no_steps(context: ModelContext) -> Iterator[Finding]:
     "A step without model_name, input_map or output_map.",
     triton="must specify 'model_name' in step <i> of ensemble '<model>' / must specify "
     "'input_map' in step <i> ... / must specify 'output_map' in step <i> ... (<i> from 0)",
+    scope=Scope.ENSEMBLE,
 )
 def step_incomplete(context: ModelContext) -> Iterator[Finding]:
     """Every step names the model it runs and maps at least one input and one output
@@ -340,6 +343,7 @@ tensor_written_twice = rule(
     "Two output_map entries write the same ensemble tensor.",
     triton="ensemble tensor '<tensor>' can appear in an output map only once for ensemble "
     "'<model>' step <i>",
+    scope=Scope.ENSEMBLE,
     doc="""
     Each ensemble tensor has one producer. Two steps (or two outputs of one step) that
     write the same name usually come from copy-pasting a step.
@@ -359,6 +363,7 @@ ensemble_input_unused = rule(
     ERROR,
     "An ensemble input that no step reads.",
     triton="ensemble input '<input>' for ensemble <model>' is not used",
+    scope=Scope.ENSEMBLE,
     doc="""
     Every ensemble input must be the value of some step's input_map. An unused input is
     often a typo in the input_map value that reads it.
@@ -378,6 +383,7 @@ ensemble_output_unmapped = rule(
     ERROR,
     "An ensemble output that no step's output_map writes.",
     triton="ensemble output '<output>' for ensemble <model>' is not used",
+    scope=Scope.ENSEMBLE,
     doc="""
     Triton says "not used": no step map mentions the output at all, usually because the
     output_map value is spelt differently.
@@ -398,6 +404,7 @@ ensemble_output_not_written = rule(
     "An ensemble output that can never be computed from the ensemble inputs.",
     triton="output '<output>' for ensemble '<model>' is not written: at least one of its "
     "depending tensors, '<tensor>', is not connected",
+    scope=Scope.ENSEMBLE,
     doc="""
     The step that writes the output never runs, because something it needs (directly or
     through earlier steps) is neither an ensemble input nor written by any step. The
@@ -419,6 +426,7 @@ tensor_not_written = rule(
     ERROR,
     "A step reads a tensor that is neither an ensemble input nor written by a step.",
     triton="ensemble tensor '<tensor>' is unused in ensemble '<model>'",
+    scope=Scope.ENSEMBLE,
     doc="""
     Triton calls such a tensor "unused": it never becomes ready, so the step reading it
     never runs. Also reported for steps that wait for each other in a cycle.
@@ -437,6 +445,7 @@ tensor_unused = rule(
     ERROR,
     "A step output mapped to a tensor that nothing reads.",
     triton="ensemble tensor '<tensor>' is unused in ensemble '<model>'",
+    scope=Scope.ENSEMBLE,
     doc="""
     A mapped step output must be read by another step or be an ensemble output. Leave
     an output you do not need out of output_map instead.
@@ -457,6 +466,7 @@ composing_model_missing = rule(
     ERROR,
     "A step names a model that is not in the repository.",
     triton="ensemble <model> contains models that are not available or ambiguous: <m1>, <m2>",
+    scope=Scope.ENSEMBLE,
     doc="""
     The composing model must be a folder of the same repository (Triton looks it up by
     name when it polls).
@@ -474,6 +484,7 @@ ensemble_cycle = rule(
     ERROR,
     "Ensembles that contain each other (or themselves).",
     triton="circular dependency between ensembles: <start> -> ... -> <current> -> <start>",
+    scope=Scope.ENSEMBLE,
     doc="""
     A nested ensemble may not contain, directly or through others, the ensemble that
     uses it. Triton refuses every ensemble of the cycle.
@@ -493,6 +504,7 @@ depends_on_ensemble_cycle = rule(
     ERROR,
     "An ensemble that uses a cycle of ensembles it is not part of: tritonserver crashes.",
     triton="(no message: tritonserver 2.51 dies with a segmentation fault while polling)",
+    scope=Scope.ENSEMBLE,
     doc="""
     Triton's cycle check recurses from each ensemble into the models it uses and only
     stops when it comes back to where it started. From an ensemble outside the cycle
@@ -552,6 +564,7 @@ def _first_error(context: ModelContext) -> tuple[Rule, Finding] | None:
     triton="ensemble <model> contains models that are not available or ambiguous: <m> / "
     "ensemble '<model>' depends on '<m>' which has no loaded version. Model '<m>' loading "
     "failed with error: <message>",
+    scope=Scope.ENSEMBLE,
 )
 def composing_model_fails(context: ModelContext) -> Iterator[Finding]:
     """An ensemble loads only after all its composing models have. A composing model
@@ -627,6 +640,7 @@ def _version_fix(context: ModelContext, at: FieldPath | None) -> Fix | None:
     "omitted means version 0).",
     triton="ensemble '<model>' depends on '<m>' whose required version <v> is not loaded.",
     stage=Stage.LOAD,
+    scope=Scope.ENSEMBLE,
 )
 def composing_version_not_loaded(context: ModelContext) -> Iterator[Finding]:
     """`model_version` is a plain integer, so leaving it out means version 0, which
@@ -656,6 +670,7 @@ batch_size_exceeds_composing = rule(
     triton="ensemble <model> allows maximum batch size <E>, but it contains model <m> which "
     "only allows maximum batch size to be <M>",
     stage=Stage.LOAD,
+    scope=Scope.ENSEMBLE,
     doc="""
     A batch sent to the ensemble goes whole to each step, so the ensemble cannot accept
     more than its smallest batching model. Models with max_batch_size 0 are allowed
@@ -676,6 +691,7 @@ unknown_composing_input = rule(
     triton="in ensemble <model>, ensemble tensor <t> is mapping to non-existing input <key> "
     "in model <m>",
     stage=Stage.LOAD,
+    scope=Scope.ENSEMBLE,
     doc="""
     In input_map the key is the composing model's input and the value the ensemble
     tensor. Swapping them, or a spelling different from the model's config, fails.
@@ -695,6 +711,7 @@ unknown_composing_output = rule(
     triton="in ensemble <model>, ensemble tensor <t> is mapped from non-existing output "
     "<key> in model <m>",
     stage=Stage.LOAD,
+    scope=Scope.ENSEMBLE,
     doc="""
     In output_map the key is the composing model's output and the value the ensemble
     tensor.
@@ -713,6 +730,7 @@ composing_input_unmapped = rule(
     "A composing model input (not optional) that the step does not map.",
     triton="in ensemble <model>, input <input> in model <m> is not mapped to any ensemble tensors",
     stage=Stage.LOAD,
+    scope=Scope.ENSEMBLE,
     doc="""
     Every input of the composing model must receive an ensemble tensor, unless it is
     declared `optional: true`. (Unmapped outputs are fine.)
@@ -734,6 +752,7 @@ tensor_dtype_mismatch = rule(
     triton="in ensemble <model>, ensemble tensor <t>: inconsistent data type: <A> is "
     "inferred from model <a> while <B> is inferred from model <b>",
     stage=Stage.LOAD,
+    scope=Scope.ENSEMBLE,
     doc="""
     Triton does not convert between steps: the producing output, every consuming input
     and the ensemble's own declaration must have the same data type (INT32 vs INT64 from
@@ -754,6 +773,7 @@ tensor_shape_mismatch = rule(
     triton="in ensemble <model>, ensemble tensor <t>: inconsistent shape: <[..]> is inferred "
     "from model <a> while <[..]> is inferred from model <b>",
     stage=Stage.LOAD,
+    scope=Scope.ENSEMBLE,
     doc="""
     Triton compares shapes with -1 as a wildcard, first without and then with the batch
     dimension that max_batch_size > 0 adds in front (so `[-1,16]` of a non-batching
@@ -776,6 +796,7 @@ decoupled_fan_in = rule(
     triton="in ensemble <model>, step of model '<m>' receives inputs originated from "
     "different decoupled models",
     stage=Stage.LOAD,
+    scope=Scope.ENSEMBLE,
     doc="""
     A decoupled model may send any number of responses, so its outputs cannot be lined
     up with tensors from another branch. Every step's inputs (and all ensemble outputs)
@@ -794,6 +815,7 @@ composing_io_unknown = rule(
     "composing-io-unknown",
     INFO,
     "A step not checked because its model's inputs and outputs are completed at load.",
+    scope=Scope.ENSEMBLE,
     doc="""
     When a composing model's config lists no inputs or outputs, its backend fills them
     from the model file when it loads (ONNX Runtime, TensorRT, OpenVINO, ...), and a
@@ -814,6 +836,7 @@ composing_io_unknown = rule(
     "ensemble-decoupled-ignored",
     INFO,
     "model_transaction_policy.decoupled on an ensemble, which Triton recomputes.",
+    scope=Scope.ENSEMBLE,
 )
 def ensemble_decoupled_ignored(context: ModelContext) -> Iterator[Finding]:
     """Triton overwrites an ensemble's `decoupled` flag: it is true exactly when a

@@ -108,8 +108,12 @@ def resolve_groups(context: ModelContext) -> list[Group]:
 
     Without groups Triton adds one named like the model, from the backend's preferred
     group: KIND_GPU for python when GPUs are present, KIND_CPU for openvino, otherwise
-    KIND_AUTO.
+    KIND_AUTO. Computed once per model; callers must not change the list.
     """
+    return context.shared(_resolve_groups)
+
+
+def _resolve_groups(context: ModelContext) -> list[Group]:
     config = context.effective
     if config is None or is_ensemble(config):
         return []
