@@ -6,18 +6,21 @@ engine is the Python API (`pbtxt_lint.lint(...)`).
 Models are checked one by one and independently (a rule may read other models of the
 repository, never earlier results), so a large repository is split over worker
 processes: forked, so they start with everything imported and the repository already
-listed; each lints a contiguous share of the models and sends back its diagnostics,
-which are merged in model order. The output is the same whatever the split.
+listed; each lints every n-th model and sends back its diagnostics, which are merged
+in model order. The output is the same whatever the split.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import pickle
+import signal
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NoReturn
 
 from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
@@ -189,44 +192,86 @@ def _workers(models: int, jobs: int | None) -> int:
     return max(1, min(wanted, models))
 
 
-_PLAN: _Plan | None = None
-"""The plan, for forked workers: they inherit it instead of receiving it pickled."""
-
-
-def _lint_share(bounds: tuple[int, int]) -> list[_Outcome]:
-    assert _PLAN is not None
-    return [_PLAN.lint_model(index) for index in range(*bounds)]
-
-
 def _lint_in_workers(plan: _Plan, workers: int) -> list[_Outcome]:
-    """Lint `plan` in forked processes, in contiguous shares, merged in order.
+    """Lint `plan` in this process and `workers - 1` forked ones, merged in model order.
 
-    A worker that dies (killed for memory, say) breaks the pool; the shares that did
-    not come back are then linted here, so the run still ends with every model.
+    Model i goes to process i % workers: neighbouring models tend to cost alike, so the
+    shares balance without a queue. A fork plus a pipe per worker costs a few
+    milliseconds, a process pool (its imports and manager thread) ten times that, which
+    is most of what a 1,000-model run gains from a second core. A worker that fails or
+    dies (killed for memory, say) sends no complete reply; its models are then linted
+    here, so the run still ends with every model (and a bug surfaces as in one process).
     """
-    import multiprocessing  # only here: a small run never pays for the imports
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    global _PLAN
     total = len(plan.work)
-    shares = workers * 4  # several shares each, so a slow model does not idle a core
-    step = -(-total // shares)
-    bounds = [(start, min(start + step, total)) for start in range(0, total, step)]
-    parts: list[list[_Outcome]] = []
-    _PLAN = plan
+    shares = [range(start, total, workers) for start in range(workers)]
+    children: list[tuple[int, int, range]] = []
+    sys.stdout.flush()
+    sys.stderr.flush()
     gc.freeze()  # the workers' collector then leaves the inherited objects (and pages) alone
     try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            for part in pool.map(_lint_share, bounds):
-                parts.append(part)
-    except BrokenProcessPool:
-        parts.extend(_lint_share(share) for share in bounds[len(parts) :])
+        here = [shares[0]]
+        for share in shares[1:]:
+            try:
+                read_end, write_end = os.pipe()
+            except OSError:  # out of file descriptors: this process takes the share
+                here.append(share)
+                continue
+            try:
+                pid = os.fork()
+            except OSError:  # out of processes or memory
+                os.close(read_end)
+                os.close(write_end)
+                here.append(share)
+                continue
+            if pid == 0:
+                os.close(read_end)
+                _worker(plan, share, write_end)
+            os.close(write_end)
+            children.append((pid, read_end, share))
+        outcomes: list[_Outcome | None] = [None] * total
+        for index in (index for share in here for index in share):
+            outcomes[index] = plan.lint_model(index)
+        while children:
+            pid, read_end, share = children.pop(0)
+            reply = _collect(pid, read_end, len(share))
+            for position, index in enumerate(share):
+                outcomes[index] = reply[position] if reply else plan.lint_model(index)
     finally:
-        _PLAN = None
+        for pid, read_end, _ in children:  # only after an error or an interrupt here
+            os.close(read_end)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
         gc.unfreeze()
-    return [outcome for part in parts for outcome in part]
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _worker(plan: _Plan, share: range, write_end: int) -> NoReturn:
+    """In a forked worker: lint `share`, send the outcomes, exit without cleanup (the
+    parent's buffers and exit handlers are the parent's)."""
+    status = 1
+    try:
+        payload = pickle.dumps([plan.lint_model(index) for index in share], pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(payload)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _collect(pid: int, read_end: int, expected: int) -> list[_Outcome] | None:
+    """A worker's outcomes, or None if it failed or died before sending them all."""
+    chunks = []
+    with os.fdopen(read_end, "rb") as pipe:
+        while chunk := pipe.read(1 << 20):
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        return None
+    try:
+        reply = pickle.loads(b"".join(chunks))  # our own worker's bytes, never user data
+    except (pickle.UnpicklingError, EOFError, ValueError):
+        return None
+    return reply if isinstance(reply, list) and len(reply) == expected else None
 
 
 def _finish(

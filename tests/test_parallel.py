@@ -8,12 +8,14 @@ with two, in both modes.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from pbtxt_lint import linter
 from pbtxt_lint.linter import PARALLEL_MIN_MODELS, LintResult, _workers, lint
 from pbtxt_lint.settings import Settings
 
@@ -62,3 +64,39 @@ def test_small_runs_stay_in_one_process() -> None:
     assert _workers(PARALLEL_MIN_MODELS - 1, None) == 1
     assert _workers(5, 1) == 1
     assert _workers(1, 8) == 1  # never more workers than models
+
+
+def _small_repository(root: Path) -> Path:
+    for number in range(12):
+        model = root / f"m{number}"
+        (model / "1").mkdir(parents=True)
+        batch = "max_batch_size: 8" if number % 2 else "max_batch_size: 0"
+        (model / "config.pbtxt").write_text(
+            f'backend: "python"\n{batch}\n'
+            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 1, 4 ] } ]\n'
+        )
+    return root
+
+
+@pytest.mark.parametrize("reply", [None, b"not a pickle"])
+def test_a_failed_worker_is_replaced_by_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: bytes | None
+) -> None:
+    """A worker that dies (no reply) or sends garbage: its models are linted in the parent."""
+    repository = _small_repository(tmp_path / "repository")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+
+    def broken_worker(plan: object, share: range, write_end: int) -> None:
+        (marks / str(os.getpid())).touch()  # proof that the forked worker ran
+        if reply is not None:
+            os.write(write_end, reply)
+        os._exit(3 if reply is None else 0)
+
+    settings = Settings(auto_complete=False)
+    alone = lint([repository], settings, jobs=1)
+    monkeypatch.setattr(linter, "_worker", broken_worker)
+    split = lint([repository], settings, jobs=3)
+    assert alone.models == 12 and alone.diagnostics
+    assert summary(split) == summary(alone)
+    assert len(list(marks.iterdir())) == 2  # two forked workers, the parent the third
