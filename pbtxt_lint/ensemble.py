@@ -30,7 +30,7 @@ from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key, SourceMap
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, core_autofill
+from pbtxt_lint.triton.autofill import core_autofill, is_ensemble
 from pbtxt_lint.triton.versions import scan_version_folders, select_versions
 
 T = TypeVar("T", bound=Hashable)
@@ -411,10 +411,6 @@ class EnsembleGraph:
 
     def issues_of(self, kind: str) -> list[Issue]:
         return [issue for issue in self.issues if issue.kind == kind]
-
-
-def is_ensemble(config: ModelConfig) -> bool:
-    return config.platform == ENSEMBLE_PLATFORM or config.HasField("ensemble_scheduling")
 
 
 def build_graph(

@@ -16,8 +16,9 @@ from rich.markup import escape
 from rich.text import Text
 from rich.tree import Tree
 
-from pbtxt_lint.ensemble import Endpoint, EnsembleGraph, Step, is_ensemble
+from pbtxt_lint.ensemble import Endpoint, EnsembleGraph, Step
 from pbtxt_lint.textproto.binder import suggest
+from pbtxt_lint.triton.autofill import is_ensemble
 
 FORMATS = ("tree", "mermaid", "dot")
 _CROSS = "✗"

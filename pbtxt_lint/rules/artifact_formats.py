@@ -21,8 +21,8 @@ Every rule reads files through `context.artifacts`, so `--config-only` skips the
 from __future__ import annotations
 
 import os
-import platform
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
@@ -1036,7 +1036,7 @@ def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
     Good:
         def execute(self, requests):
     """
-    version = platform.python_version()
+    version = "{}.{}.{}".format(*sys.version_info[:3])
     for artifact, signature in _python(context):
         if not signature.syntax_error:
             continue

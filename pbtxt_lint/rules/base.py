@@ -22,7 +22,7 @@ from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.textproto.parse import ParsedConfig
 from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, AutofillResult, core_autofill
+from pbtxt_lint.triton.autofill import AutofillResult, core_autofill, is_ensemble
 from pbtxt_lint.triton.versions import Selection, VersionScan, scan_version_folders, select_versions
 
 if TYPE_CHECKING:
@@ -126,10 +126,7 @@ class ModelContext:
     def scopes(self) -> frozenset[Scope]:
         """The rule scopes this model is in."""
         scopes = {Scope.ANY}
-        effective = self.effective
-        if effective is not None and (
-            effective.platform == ENSEMBLE_PLATFORM or effective.HasField("ensemble_scheduling")
-        ):
+        if self.effective is not None and is_ensemble(self.effective):
             scopes.add(Scope.ENSEMBLE)
         if self.artifacts.versions:
             scopes.add(Scope.MODEL_FILES)

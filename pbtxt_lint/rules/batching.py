@@ -25,7 +25,7 @@ from pbtxt_lint.schema.model_config_pb2 import (
     ModelSequenceBatching,
 )
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
+from pbtxt_lint.triton.autofill import is_ensemble
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -68,10 +68,6 @@ def _written(context: ModelContext, path: FieldPath) -> bool:
     """Whether the user wrote this field (as opposed to a default or Triton's fill)."""
     parsed = context.parsed
     return parsed is not None and path in parsed.source_map
-
-
-def _is_ensemble(config: ModelConfig) -> bool:
-    return config.platform == ENSEMBLE_PLATFORM or config.HasField("ensemble_scheduling")
 
 
 def _model_file_mentions(context: ModelContext, text: str) -> bool:
@@ -1153,7 +1149,7 @@ def batching_without_scheduler(context: ModelContext) -> Iterator[Finding]:
         dynamic_batching { }
     """
     config = context.effective
-    if config is None or config.max_batch_size <= 1 or _is_ensemble(config):
+    if config is None or config.max_batch_size <= 1 or is_ensemble(config):
         return
     if config.WhichOneof("scheduling_choice") is not None:
         return
@@ -1189,7 +1185,7 @@ def dynamic_batching_without_max_batch_size(context: ModelContext) -> Iterator[F
         dynamic_batching { max_queue_delay_microseconds: 100 }
     """
     config = context.effective
-    if config is None or config.max_batch_size != 0 or _is_ensemble(config):
+    if config is None or config.max_batch_size != 0 or is_ensemble(config):
         return
     if not config.HasField("dynamic_batching"):
         return

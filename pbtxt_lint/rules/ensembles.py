@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from pbtxt_lint.diagnostics import Edit, Fix, Severity
-from pbtxt_lint.ensemble import EnsembleGraph, build_graph, is_ensemble
 from pbtxt_lint.repository.layout import Repository
 from pbtxt_lint.rules.base import Check, Finding, ModelContext, Rule, Scope, Stage, rule
 from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
+from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, is_ensemble
+
+if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
+    from pbtxt_lint.ensemble import EnsembleGraph
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _POLL_STAGES = (Stage.PARSE, Stage.POLL)
@@ -38,6 +41,8 @@ def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
 
 
 def _build_graph(context: ModelContext) -> EnsembleGraph | None:
+    from pbtxt_lint.ensemble import build_graph
+
     config = context.effective
     graph = None
     if config is not None and config.HasField("ensemble_scheduling"):

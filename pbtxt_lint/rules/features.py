@@ -26,7 +26,6 @@ from pbtxt_lint.rules.instances import (
     INT32_MAX,
     INT32_MIN,
     KNOWN_NON_TENSORRT,
-    is_ensemble,
     leading_int,
     parameter,
     parse_bool,
@@ -36,6 +35,7 @@ from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.datatypes import byte_size
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key
+from pbtxt_lint.triton.autofill import is_ensemble
 
 if TYPE_CHECKING:
     from google.protobuf.message import Message

@@ -20,7 +20,7 @@ from pbtxt_lint.rules.base import Finding, ModelContext, Stage, rule
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
 from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
+from pbtxt_lint.triton.autofill import is_ensemble
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 AUTO, GPU, CPU, MODEL = (
@@ -45,11 +45,6 @@ def kind_name(kind: int) -> str:
     if kind in ModelInstanceGroup.Kind.values():
         return str(ModelInstanceGroup.Kind.Name(kind))
     return str(kind)
-
-
-def is_ensemble(config: ModelConfig) -> bool:
-    """Ensembles have no instances (Triton skips instance groups and warmup for them)."""
-    return config.platform == ENSEMBLE_PLATFORM or config.HasField("ensemble_scheduling")
 
 
 def leading_int(text: str) -> int | None:

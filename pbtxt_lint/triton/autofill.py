@@ -16,6 +16,13 @@ from pbtxt_lint.targets import Release, newer_name
 
 ENSEMBLE_PLATFORM = "ensemble"
 
+
+def is_ensemble(config: ModelConfig) -> bool:
+    """Triton treats a model as an ensemble by its platform or its ensemble_scheduling
+    (and skips instance groups, warmup and batching checks for it)."""
+    return config.platform == ENSEMBLE_PLATFORM or config.HasField("ensemble_scheduling")
+
+
 # backend -> the platforms Triton accepts with it (ValidateModelConfig's pair check).
 PLATFORMS_OF_BACKEND: Mapping[str, tuple[str, ...]] = {
     "tensorflow": ("tensorflow_graphdef", "tensorflow_savedmodel"),
