@@ -28,6 +28,7 @@ from pbtxt_lint.repository.fs import FsError, read_text_file
 from pbtxt_lint.repository.layout import ModelFolder, Repository
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
+from pbtxt_lint.targets import Release
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key, SourceMap
 from pbtxt_lint.triton.autofill import core_autofill, is_ensemble
@@ -67,7 +68,11 @@ class CompletedConfig:
 
 
 def completed_config(
-    folder: ModelFolder, effective: ModelConfig, auto_complete: bool, config_only: bool = False
+    folder: ModelFolder,
+    effective: ModelConfig,
+    auto_complete: bool,
+    config_only: bool = False,
+    release: Release | None = None,
 ) -> CompletedConfig:
     """The config an ensemble step sees once the backend has auto-completed it.
 
@@ -77,7 +82,7 @@ def completed_config(
     from the model file; for the others, inputs and outputs a backend would still fill
     are declared unknown (`io_known=False`) rather than guessed. `config_only` is
     `--config-only`: model files are then not read (except model.py, which decides
-    whether a Python model completes itself).
+    whether a Python model completes itself). `release` is the targeted Triton release.
     """
     if not auto_complete:
         return CompletedConfig(effective)
@@ -97,7 +102,8 @@ def completed_config(
     fmt = artifact_format(effective)
     if fmt in COMPLETERS and not (config_only and backend == "python"):
         repository = Repository(folder.repository, {folder.name: folder})
-        context = ModelContext(folder, repository, Settings(config_only=config_only))
+        settings = Settings(config_only=config_only, target=release)
+        context = ModelContext(folder, repository, settings)
         if not context.selection.versions:
             return CompletedConfig(effective)  # it does not load at all (reported on its own)
         completed = complete_config(context)
@@ -182,15 +188,17 @@ def describe_model(
     auto_complete: bool,
     visiting: frozenset[str] = frozenset(),
     config_only: bool = False,
+    release: Release | None = None,
 ) -> ComposingModel:
-    """What Triton would know about model `name` when an ensemble refers to it."""
+    """What Triton `release` (None: the newest) would know about model `name` when an
+    ensemble refers to it."""
     folder = repository.model(name)
     if folder is None:
         return ComposingModel(name, None)
     written = written_config(folder, auto_complete)
     if written is None:
         return ComposingModel(name, folder)
-    filled = core_autofill(name, written, folder.first_subfolder_contents())
+    filled = core_autofill(name, written, folder.first_subfolder_contents(), release)
     if filled.error is not None:
         return ComposingModel(name, folder)
     scan = scan_version_folders(folder.subfolders)
@@ -200,14 +208,16 @@ def describe_model(
         # Triton overwrites an ensemble's decoupled flag: true if any step is decoupled.
         inner = visiting | {name}
         decoupled = any(
-            describe_model(repository, step.model_name, auto_complete, inner, config_only).decoupled
+            describe_model(
+                repository, step.model_name, auto_complete, inner, config_only, release
+            ).decoupled
             for step in config.ensemble_scheduling.step
             if step.model_name and step.model_name not in inner
         )
-        completed = completed_config(folder, config, auto_complete, config_only)
+        completed = completed_config(folder, config, auto_complete, config_only, release)
     else:
         # A Python model's auto_complete_config may make it decoupled.
-        completed = completed_config(folder, config, auto_complete, config_only)
+        completed = completed_config(folder, config, auto_complete, config_only, release)
         decoupled = completed.config.model_transaction_policy.decoupled
     return ComposingModel(name, folder, completed, versions, decoupled)
 
@@ -421,6 +431,7 @@ def build_graph(
     auto_complete: bool = True,
     source_map: SourceMap | None = None,
     config_only: bool = False,
+    release: Release | None = None,
 ) -> EnsembleGraph:
     """The graph of ensemble `name` (its completed config) with every issue found."""
     models: dict[str, ComposingModel] = {}
@@ -428,7 +439,7 @@ def build_graph(
     def resolve(model_name: str) -> ComposingModel:
         if model_name not in models:
             models[model_name] = describe_model(
-                repository, model_name, auto_complete, config_only=config_only
+                repository, model_name, auto_complete, config_only=config_only, release=release
             )
         return models[model_name]
 

@@ -101,6 +101,7 @@ ADDED: dict[str, Version] = {
 CORE_NAMES_ADDED: dict[str, Version] = {
     "torch_aoti": (2, 67),
     "model.pt2": (2, 67),
+    "libtorch": (2, 67),
 }
 """Platform and model file names that core's auto-fill and `ValidateModelConfig` learned
 after 2.3, kept by hand (the schema does not list them, so `ADDED` cannot). PyTorch
@@ -109,7 +110,31 @@ AOTInductor: core's constants.h and model_config_utils.cc (`kPyTorchAotiPlatform
 the pytorch_backend README dates the support from 26.03. Before it, tritonserver 2.51
 (verified) refuses `platform: "torch_aoti"` (`unexpected platform type`, or with
 `backend: "pytorch"` `unexpected 'platform' and 'backend' pair`) and does not recognise
-a lone `model.pt2` (`Could not determine backend`)."""
+a lone `model.pt2` (`Could not determine backend`, or with
+`default_model_filename: "model.pt2"` `unexpected platform type ''`).
+
+`libtorch` (`kPyTorchLibTorchPlatformAlt`, added with the AOTI names: core's constants.h
+at 05295b70 has all three, the pre-AOTI one at 00a1eefb none): auto-fill maps it to the
+pytorch backend, but `GetBackendTypeFromPlatform` (05295b70) still knows only
+`pytorch_libtorch` and `torch_aoti`, so the model fails the pair check (`unexpected
+'platform' and 'backend' pair, got:libtorch, pytorch`). 2.51 (verified) says
+`unexpected platform type 'libtorch'` instead."""
+
+PYTHON_RUNTIME_FILLS_MODEL_PT: tuple[Version, Version] = ((2, 69), (2, 71))
+"""Releases (first, last) whose core fills `default_model_filename: "model.pt"` for a
+`backend: "pytorch"` model without platform that runs on the Python-based runtime
+(`runtime: "model.py"`); the runtime then opens that file first. Every other release
+leaves the field empty there (the runtime then loads `model.py`, else `model.pt`).
+
+Source (triton-inference-server/core, src/model_config_utils.cc,
+AutoCompleteBackendFields): the guard `runtime != "model.py"` came with the `runtime`
+field (core PR #285, 24.01 = 2.42; the field does not parse before) and is in the
+pre-AOTI code (commit 6370c433). Core PR #484 (opened 2026-04-03; main tracked 26.05
+from 2026-04-08, server PR #8728) reworked the pytorch branch without it (commit
+05295b70); core PR #518 (opened 2026-07-30, after the 26.07 branch) restored it and
+extended it to `torch_aoti`. The exact releases are inferred from those dates, not
+verified: the range is the part surely without the guard, so that no release that has
+it is told its model fails (2.68 or 2.72 may also lack it)."""
 
 _BY_SERVER = {r.server: r for r in RELEASES}
 _BY_CONTAINER = {r.container: r for r in RELEASES}
@@ -190,3 +215,10 @@ def newer_name(name: str, target: Release | None) -> Release | None:
     """The release that added `name` when the target (None: the newest) predates it."""
     added = name_added(name)
     return added if added is not None and target is not None and target < added else None
+
+
+def fills_python_runtime_filename(target: Release | None) -> bool:
+    """Does the core of `target` (None: the newest) fill `model.pt` for a pytorch model on
+    the Python-based runtime (`PYTHON_RUNTIME_FILLS_MODEL_PT`)?"""
+    first, last = PYTHON_RUNTIME_FILLS_MODEL_PT
+    return target is not None and first <= target.server <= last

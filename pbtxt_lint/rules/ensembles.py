@@ -54,6 +54,7 @@ def _build_graph(context: ModelContext) -> EnsembleGraph | None:
             auto_complete=not context.strict,
             source_map=parsed.source_map if parsed else None,
             config_only=context.settings.config_only,
+            release=context.settings.target,
         )
     return graph
 

@@ -175,8 +175,8 @@ def _unknown_to_target(context: ModelContext, name: str) -> tuple[str, str] | No
     backend (or a platform its backend refuses) and fails at poll. None otherwise."""
     target = context.settings.target
     added = newer_name(name, target)
-    if added is None or target is None:
-        return None
+    if added is None or target is None or name not in ("torch_aoti", "model.pt2"):
+        return None  # an older core knows no `libtorch` either: a plain unknown platform
     why = (
         f"Triton {target.label} does not know {name} (PyTorch AOTInductor, added in "
         f"Triton {added.label})"
@@ -316,7 +316,9 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
 def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
     """For the tensorflow, tensorrt, onnxruntime and pytorch backends, the platform
     must be one of that backend's platforms (or left out). The pytorch backend takes
-    `torch_aoti` from Triton 26.03 (2.67) on, only `pytorch_libtorch` before.
+    `torch_aoti` from Triton 26.03 (2.67) on, only `pytorch_libtorch` before. From
+    26.03, `platform: "libtorch"` also lands here: Triton picks the pytorch backend for
+    it, then refuses the pair (older releases do not know it at all, PL105).
 
     Bad:
         backend: "onnxruntime"
@@ -343,11 +345,15 @@ def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
             hint=fix,
         )
         return
+    hint = "delete platform (the backend implies it) or fix one of the two"
+    if effective.platform == "libtorch":
+        # Auto-fill maps this alias to the pytorch backend; the pair check refuses it.
+        hint = 'write platform: "pytorch_libtorch" ("libtorch" is not accepted as a platform)'
     yield Finding(
         f"platform '{effective.platform}' does not go with backend '{effective.backend}' "
         f"(it takes {' or '.join(repr(p) for p in allowed)})",
         at=("platform",),
-        hint="delete platform (the backend implies it) or fix one of the two",
+        hint=hint,
     )
 
 

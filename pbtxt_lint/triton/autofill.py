@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.targets import Release, newer_name
+from pbtxt_lint.targets import Release, fills_python_runtime_filename, newer_name
 
 ENSEMBLE_PLATFORM = "ensemble"
 
@@ -113,6 +113,7 @@ def _complete_backend_fields(
     has_version = folder is not None
     aoti_platform = newer_name("torch_aoti", release) is None
     aoti_file = newer_name("model.pt2", release) is None
+    libtorch_alias = newer_name("libtorch", release) is None
     if not config.name:
         config.name = model_name
 
@@ -164,15 +165,17 @@ def _complete_backend_fields(
         return None
 
     if not config.backend:
-        if config.platform in ("pytorch_libtorch", "libtorch") or (
-            config.default_model_filename == "model.pt"
+        if (
+            config.platform == "pytorch_libtorch"
+            or (libtorch_alias and config.platform == "libtorch")
+            or config.default_model_filename == "model.pt"
         ):
             config.backend = "pytorch"
         elif (aoti_platform and config.platform == "torch_aoti") or (
             aoti_file and config.default_model_filename == "model.pt2"
         ):
+            # Only the backend: a lone model.pt2 file name gets pytorch_libtorch below.
             config.backend = "pytorch"
-            config.platform = config.platform or "torch_aoti"
         elif nothing_given:
             if folder is not None and "model.pt" in folder:
                 if _has_file(folder, "model.pt"):
@@ -182,10 +185,14 @@ def _complete_backend_fields(
                 config.backend = "pytorch"
                 config.platform = "torch_aoti"
     if config.backend == "pytorch":
+        # The Python-based runtime finds model.py (else model.pt) itself when the file
+        # name is left empty (targets.PYTHON_RUNTIME_FILLS_MODEL_PT).
+        fill = config.runtime != "model.py" or fills_python_runtime_filename(release)
         if not config.platform:
             config.platform = "pytorch_libtorch"
-            config.default_model_filename = config.default_model_filename or "model.pt"
-        elif aoti_platform and config.platform == "torch_aoti":
+            if fill:
+                config.default_model_filename = config.default_model_filename or "model.pt"
+        elif aoti_platform and config.platform == "torch_aoti" and fill:
             config.default_model_filename = config.default_model_filename or "model.pt2"
         return None
 

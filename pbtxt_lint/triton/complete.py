@@ -318,7 +318,7 @@ def _complete(
             effective, artifact.version, signature, note=str(unknown), io_known=False
         )
     # The core copies the backend's fields back and normalises again (UpdateModelConfig).
-    renormalized = core_autofill(effective.name, completed, None).config
+    renormalized = core_autofill(effective.name, completed, None, context.settings.target).config
     return CompletedConfig(renormalized, artifact.version, signature, filled)
 
 
@@ -374,7 +374,7 @@ def init_command(model_dir: Path, force: bool) -> Path:
     if target.exists() and not force:
         raise CommandError(f"{target} already exists; use --force to overwrite it")
     first = context.model.first_subfolder_contents()
-    base = core_autofill(context.model.name, ModelConfig(), first)
+    base = core_autofill(context.model.name, ModelConfig(), first, context.settings.target)
     if base.error is not None:
         raise CommandError(base.error)
     artifacts = ModelArtifacts(context, base.config)
