@@ -38,10 +38,14 @@ import tempfile
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
+sys.path.insert(0, str(ROOT))
+from pbtxt_lint.linter import PARALLEL_MIN_MODELS  # noqa: E402  (after sys.path)
+
 MiB = 1 << 20
 
 CONFIG = """name: "{name}"
@@ -107,6 +111,18 @@ _BIG_ONNX = textwrap.dedent(
     """
 )
 _ONNX_LOAD = "import sys, onnx; onnx.load(sys.argv[1])"
+# The floor of any Python checker built on protobuf: read and parse every config with
+# protobuf's own text_format, in one process, and check nothing.
+_PARSE_ONLY = textwrap.dedent(
+    """
+    import os, sys
+    from google.protobuf import text_format
+    from pbtxt_lint.schema.model_config_pb2 import ModelConfig
+    for name in sorted(os.listdir(sys.argv[1])):
+        with open(os.path.join(sys.argv[1], name, "config.pbtxt"), encoding="utf-8") as f:
+            text_format.Parse(f.read(), ModelConfig())
+    """
+)
 
 
 @dataclass(frozen=True)
@@ -263,11 +279,13 @@ def run_cases(scratch: Path, sizes: list[int], runs: int, triton: Triton) -> lis
     for size in sizes:
         repeat = runs if size <= 1000 else 1
         repository = configs_repository(scratch / f"configs{size}", size)
+        parse_only = [sys.executable, "-c", _PARSE_ONLY, str(repository)]
         add(
             f"{size:,} models, configs",
             [*lint, "--config-only", str(repository)],
             repository,
             repeat,
+            ("text_format.Parse alone", partial(measure, parse_only, repeat)),
         )
         if size == max(sizes):  # what a pre-commit hook does in a big repository
             config = repository / "model_00042" / "config.pbtxt"
@@ -340,8 +358,11 @@ def write_results(path: Path, rows: list[Row], argv: list[str], load: tuple[floa
         "tritonserver 2.51 validates the same repository with an empty backend folder: it "
         "parses and checks every config, then fails to find the backends and exits. "
         "pbtxt-lint runs with `--disable-auto-complete-config`, and `--config-only` where "
-        "the models have no files to read; it uses both cores from 100 models up. Ratio: "
-        "pbtxt-lint time / tritonserver time. The machine is shared: load average "
+        "the models have no files to read; it uses both cores from "
+        f"{PARALLEL_MIN_MODELS} models up. Ratio: pbtxt-lint time / tritonserver time. "
+        "`text_format.Parse alone`: one Python process that imports protobuf and parses "
+        "every config with protobuf's own text_format, checking nothing, the floor of "
+        "any checker written in Python on protobuf. The machine is shared: load average "
         f"{load[0]:.2f} before the run, {load[1]:.2f} after.\n\n"
         f"{table}\n"
     )
