@@ -53,7 +53,10 @@ def list_dir(root: Path, folder: Path) -> list[Entry]:
         except OSError:
             is_dir = False
         entries.append(Entry(item.name, is_dir, symlink, outside))
-    entries.sort(key=lambda entry: entry.name.encode("utf-8", "surrogateescape"))
+    if all(entry.name.isascii() for entry in entries):
+        entries.sort()  # names are unique, and ASCII sorts the same as its bytes
+    else:
+        entries.sort(key=lambda entry: entry.name.encode("utf-8", "surrogateescape"))
     return entries
 
 

@@ -10,7 +10,7 @@ is listed only when something looks at it).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -204,10 +204,44 @@ class ModelFolder:
         return self._config
 
 
+class _Models(Mapping[str, ModelFolder]):
+    """The model folders of a listed repository, by name in Triton's order; each
+    ModelFolder is made on first access (checking one config of a 10,000-model
+    repository touches one)."""
+
+    def __init__(self, root: Path, entries: list[Entry], model_config_name: str | None) -> None:
+        self._root = root
+        self._entries = {entry.name: entry for entry in entries}
+        self._model_config_name = model_config_name
+        self._folders: dict[str, ModelFolder] = {}
+
+    def __getitem__(self, name: str) -> ModelFolder:
+        folder = self._folders.get(name)
+        if folder is None:
+            entry = self._entries[name]
+            folder = self._folders[name] = ModelFolder(
+                self._root,
+                name,
+                model_config_name=self._model_config_name,
+                symlink=entry.is_symlink,
+                outside=entry.outside,
+            )
+        return folder
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 @dataclass
 class Repository:
     root: Path
-    models: dict[str, ModelFolder]
+    models: Mapping[str, ModelFolder]
     error: str | None = None
 
     def model(self, name: str) -> ModelFolder | None:
@@ -235,18 +269,9 @@ def load_repository(root: Path, model_config_name: str | None) -> Repository:
         entries = list_dir(root, root)
     except FsError as error:
         return Repository(root, {}, str(error))
-    models = {}
-    for entry in entries:
-        if not entry.is_dir and not (entry.is_symlink and entry.outside):
-            continue
-        models[entry.name] = ModelFolder(
-            root,
-            entry.name,
-            model_config_name=model_config_name,
-            symlink=entry.is_symlink,
-            outside=entry.outside,
-        )
-    return Repository(root, models)
+    # Every folder is a model (hidden ones too); so is a link Triton would follow out.
+    models = [e for e in entries if e.is_dir or (e.is_symlink and e.outside)]
+    return Repository(root, _Models(root, models, model_config_name))
 
 
 def _looks_like_model(folder: Path) -> bool:
