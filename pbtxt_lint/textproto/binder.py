@@ -202,15 +202,19 @@ def _replace(token: Token, text: str, description: str, safe: bool = True) -> Fi
 class _Seen:
     """Per-block bookkeeping: where fields were set, oneof members, map keys."""
 
-    __slots__ = ("map_keys", "oneofs", "present", "repeated_counts", "singular")
+    __slots__ = ("fresh", "map_keys", "oneofs", "present", "repeated_counts", "singular")
 
-    def __init__(self, present: set[str] | None = None) -> None:
+    def __init__(self, present: set[str] | None = None, fresh: bool = True) -> None:
         self.singular: dict[str, Token] = {}
         self.oneofs: dict[str, Token] = {}
         self.repeated_counts: dict[str, int] = {}
         self.map_keys: dict[str, dict[object, Token]] = {}
         self.present = present
         """For a map entry: the fields given so far (its key and value have presence)."""
+        self.fresh = fresh
+        """Whether the message had no field set when the block began (it is new, not a
+        second block for the same field): then only a field named earlier in the block
+        can be set already."""
 
 
 class _Number(NamedTuple):
@@ -226,6 +230,59 @@ def _message_class(descriptor: Descriptor) -> type[Message]:
     return GetMessageClass(descriptor)
 
 
+class _FieldInfo:
+    """What binding needs to know about one field of the schema, worked out once.
+
+    Descriptor attributes of the upb backend (`containing_oneof`, `GetOptions()`...)
+    each cost a call, and the binder needs them for every field of every config.
+    """
+
+    __slots__ = (
+        "cpp_type",
+        "enum_numbers",
+        "fd",
+        "has_presence",
+        "int_range",
+        "is_float",
+        "is_map",
+        "message_type",
+        "name",
+        "oneof",
+        "repeated",
+    )
+
+    def __init__(self, fd: FieldDescriptor) -> None:
+        self.fd = fd
+        self.name: str = fd.name
+        self.cpp_type: int = fd.cpp_type
+        self.repeated = is_repeated(fd)
+        self.message_type: Descriptor | None = fd.message_type
+        self.is_map = is_map(fd)
+        self.is_float = fd.cpp_type in _FLOATS
+        self.int_range = _INT_RANGES.get(fd.cpp_type)
+        oneof = fd.containing_oneof
+        # C++ `HasField` is presence for messages and oneof members (synthetic ones of
+        # `optional` fields too); only a real oneof excludes its other members.
+        self.has_presence = fd.message_type is not None or oneof is not None
+        self.oneof: str | None = None
+        if oneof is not None and not oneof.name.startswith("_"):
+            self.oneof = oneof.name
+        self.enum_numbers: dict[str, int] = {}
+        if fd.enum_type is not None:
+            self.enum_numbers = {v.name: int(v.number) for v in fd.enum_type.values}
+
+
+@functools.cache
+def _field_table(descriptor: Descriptor) -> dict[str, _FieldInfo]:
+    """Field name -> what binding needs about it, for one message type."""
+    return {fd.name: _FieldInfo(fd) for fd in descriptor.fields}
+
+
+_new_located = tuple.__new__
+"""`_new_located(Located, (name, value, node))` builds a `Located` without the named
+tuple's Python-level `__new__`: the binder records one for every field and value."""
+
+
 class Binder:
     """Walks the tree once: checks types, records positions, builds the message."""
 
@@ -233,12 +290,14 @@ class Binder:
         self.root = root
         self.problems: list[Problem] = []
         self.source_map = SourceMap()
+        self.locations = self.source_map.entries
         self.message: Message = _message_class(root)()
         self.bad_starts: frozenset[int] = frozenset()
 
     def bind(self, document: Document) -> None:
         self.bad_starts = document.bad_starts
-        self.bind_fields(document.fields, self.root, (), self.message, _Seen())
+        fresh = not self.message.ListFields()
+        self.bind_fields(document.fields, self.root, (), self.message, _Seen(fresh=fresh))
 
     def problem(
         self,
@@ -262,14 +321,20 @@ class Binder:
         message: Message,
         seen: _Seen,
     ) -> None:
-        by_name = descriptor.fields_by_name
+        table = _field_table(descriptor)
+        singular = seen.singular
+        plain = seen.fresh and seen.present is None
         for node in fields:
-            fd = by_name.get(node.name.text)
-            if fd is None:
+            info = table.get(node.name.text)
+            if info is None:
                 self.unknown_field(node, descriptor)
                 continue
-            self.check_multiplicity(node, fd, seen, message)
-            self.bind_field(node, fd, path + (fd.name,), seen, message)
+            name = info.name
+            if plain and info.oneof is None and name not in singular:
+                singular[name] = node.name  # the first of its name: nothing to check
+            else:
+                self.check_multiplicity(node, info, seen, message)
+            self.bind_field(node, info, path + (name,), seen, message)
 
     def unknown_field(self, node: Field, descriptor: Descriptor) -> None:
         name = node.name.text
@@ -299,40 +364,40 @@ class Binder:
         self.problem(ProblemKind.UNKNOWN_FIELD, message, node.name_span, hint)
 
     def check_multiplicity(
-        self, node: Field, fd: FieldDescriptor, seen: _Seen, message: Message
+        self, node: Field, info: _FieldInfo, seen: _Seen, message: Message
     ) -> None:
         """C++ refuses a second value once the field is set (`HasField`), and a second
         member of a oneof. A scalar without presence counts as set only when it holds
         a non-default value: `max_batch_size: 0 max_batch_size: 8` is accepted."""
-        if not is_repeated(fd) and _is_set(message, fd, seen.present):
-            first = seen.singular.get(fd.name, node.name)
+        name = info.name
+        if not info.repeated and _is_set(message, info, seen.present):
+            first = seen.singular.get(name, node.name)
             self.problem(
                 ProblemKind.DUPLICATE_FIELD,
-                f"'{fd.name}' is set twice (first at line {first.line}); "
-                "it is not a repeated field",
+                f"'{name}' is set twice (first at line {first.line}); it is not a repeated field",
                 node.name_span,
                 "keep one of the two",
             )
-        seen.singular[fd.name] = seen.singular.get(fd.name, node.name)
-        oneof = fd.containing_oneof
-        if oneof is not None and not oneof.name.startswith("_"):
-            other = seen.oneofs.get(oneof.name)
-            if other is not None and other.text != fd.name:
+        seen.singular.setdefault(name, node.name)
+        oneof = info.oneof
+        if oneof is not None:
+            other = seen.oneofs.get(oneof)
+            if other is not None and other.text != name:
                 self.problem(
                     ProblemKind.ONEOF_CONFLICT,
-                    f"'{fd.name}' and '{other.text}' (line {other.line}) cannot both be set: "
-                    f"they are alternatives of '{oneof.name}'",
+                    f"'{name}' and '{other.text}' (line {other.line}) cannot both be set: "
+                    f"they are alternatives of '{oneof}'",
                     node.name_span,
-                    f"keep either '{fd.name}' or '{other.text}'",
+                    f"keep either '{name}' or '{other.text}'",
                 )
-            seen.oneofs.setdefault(oneof.name, node.name)
+            seen.oneofs.setdefault(oneof, node.name)
         if seen.present is not None:
-            seen.present.add(fd.name)
+            seen.present.add(name)
 
     def bind_field(
         self,
         node: Field,
-        fd: FieldDescriptor,
+        info: _FieldInfo,
         path: tuple[PathElement, ...],
         seen: _Seen,
         message: Message,
@@ -340,9 +405,16 @@ class Binder:
         value = node.value
         if value is None:
             return
-        repeated = is_repeated(fd)
-        if fd.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE:
-            self.bind_message_field(node, value, fd, path, seen, message)
+        if info.message_type is not None:
+            self.bind_message_field(node, value, info, path, seen, message)
+            return
+        fd = info.fd
+        repeated = info.repeated
+        if not repeated and type(value) is Scalar:  # the usual `name: value`
+            # (bind_scalar records the path; its entry replaces the field's.)
+            decoded = self.bind_scalar(value, info, path)
+            if decoded is not None:
+                setattr(message, info.name, decoded)
             return
         if node.colon is None and isinstance(value, ListValue):
             self.problem(
@@ -361,11 +433,11 @@ class Binder:
                     f"write `{fd.name}: <value>`",
                 )
                 return
-            self.source_map.add(path, Located(node.name, value, node))
+            self.locations[path] = _new_located(Located, (node.name, value, node))
             start = seen.repeated_counts.get(fd.name, 0)
             target = getattr(message, fd.name)
             for offset, item in enumerate(value.items):
-                decoded = self.bind_scalar(item, fd, path + (start + offset,))
+                decoded = self.bind_scalar(item, info, path + (start + offset,))
                 if decoded is not None:
                     target.append(decoded)
             seen.repeated_counts[fd.name] = start + len(value.items)
@@ -377,32 +449,29 @@ class Binder:
                 value.span,
             )
             return
-        if repeated:
-            index = seen.repeated_counts.get(fd.name, 0)
-            seen.repeated_counts[fd.name] = index + 1
-            if path not in self.source_map:
-                self.source_map.add(path, Located(node.name, value, node))
-            decoded = self.bind_scalar(value, fd, path + (index,))
-            if decoded is not None:
-                getattr(message, fd.name).append(decoded)
-        else:
-            self.source_map.add(path, Located(node.name, value, node))
-            decoded = self.bind_scalar(value, fd, path)
-            if decoded is not None:
-                setattr(message, fd.name, decoded)
+        # One element of a repeated field, written `name: value`.
+        index = seen.repeated_counts.get(fd.name, 0)
+        seen.repeated_counts[fd.name] = index + 1
+        if path not in self.locations:
+            self.locations[path] = _new_located(Located, (node.name, value, node))
+        decoded = self.bind_scalar(value, info, path + (index,))
+        if decoded is not None:
+            getattr(message, fd.name).append(decoded)
 
     def bind_message_field(
         self,
         node: Field,
         value: Scalar | Block | ListValue,
-        fd: FieldDescriptor,
+        info: _FieldInfo,
         path: tuple[PathElement, ...],
         seen: _Seen,
         message: Message,
     ) -> None:
-        repeated = is_repeated(fd)
-        if path not in self.source_map:
-            self.source_map.add(path, Located(node.name, node, node))
+        fd = info.fd
+        repeated = info.repeated
+        locations = self.locations
+        if path not in locations:
+            locations[path] = _new_located(Located, (node.name, node, node))
         items: list[Scalar | Block]
         if isinstance(value, ListValue):
             if not repeated:
@@ -425,7 +494,7 @@ class Binder:
                     _message_value_hint(fd, item),
                 )
                 continue
-            if is_map(fd):
+            if info.is_map:
                 self.bind_map_entry(item, fd, path, seen, message)
                 continue
             if repeated:
@@ -433,13 +502,14 @@ class Binder:
                 seen.repeated_counts[fd.name] = index + 1
                 element_path = path + (index,)
                 sub = getattr(message, fd.name).add()
-                self.source_map.add(element_path, Located(None, item, item))
+                locations[element_path] = _new_located(Located, (None, item, item))
             else:
                 element_path = path
                 sub = getattr(message, fd.name)
                 sub.SetInParent()
-                self.source_map.add(path, Located(node.name, item, node))
-            self.bind_fields(item.fields, message_type(fd), element_path, sub, _Seen())
+                locations[path] = _new_located(Located, (node.name, item, node))
+            fresh = repeated or not sub.ListFields()
+            self.bind_fields(item.fields, message_type(fd), element_path, sub, _Seen(fresh=fresh))
 
     def bind_map_entry(
         self,
@@ -470,7 +540,7 @@ class Binder:
             )
         keys[key] = anchor
         entry_path = path + (Key(key),)
-        self.source_map.add(entry_path, Located(anchor, entry, entry))
+        self.locations[entry_path] = _new_located(Located, (anchor, entry, entry))
         built = _message_class(entry_type)()
         self.bind_fields(entry.fields, entry_type, entry_path, built, _Seen(present=set()))
         target = getattr(message, fd.name)
@@ -484,9 +554,10 @@ class Binder:
     # -- scalars -------------------------------------------------------------------
 
     def bind_scalar(
-        self, item: Scalar | Block, fd: FieldDescriptor, path: tuple[PathElement, ...]
+        self, item: Scalar | Block, info: _FieldInfo, path: tuple[PathElement, ...]
     ) -> object | None:
         """Check one scalar against its field; return the value to store (None if bad)."""
+        fd = info.fd
         if isinstance(item, Block):
             self.problem(
                 ProblemKind.WRONG_TYPE,
@@ -494,10 +565,15 @@ class Binder:
                 item.span,
             )
             return None
-        self.source_map.add(path, Located(None, item, item))
+        self.locations[path] = _new_located(Located, (None, item, item))
+        tokens = item.tokens
         bad = self.bad_starts
-        if bad and any(token.start in bad for token in item.tokens):
+        if bad and any(token.start in bad for token in tokens):
             return None  # the tokenizer already said what is wrong with the spelling
+        if len(tokens) == 1:
+            value = _plain_value(tokens[0], info)
+            if value is not None:
+                return value
         cpp = fd.cpp_type
         if cpp == FieldDescriptor.CPPTYPE_STRING:
             return self.check_string(item, fd)
@@ -720,15 +796,46 @@ class Binder:
         return -value if number.negative else value
 
 
-def _is_set(message: Message, fd: FieldDescriptor, present: set[str] | None) -> bool:
+def _plain_value(token: Token, info: _FieldInfo) -> object | None:
+    """The value of a one-token scalar written the usual way for its field (`8`, `-1`,
+    `TYPE_FP32`, `true`, a string without bad bytes), or None: then the full check of
+    `bind_scalar` decides, and explains."""
+    kind = token.kind
+    cpp = info.cpp_type
+    if kind is TokenKind.IDENTIFIER:
+        if cpp == FieldDescriptor.CPPTYPE_ENUM:
+            return info.enum_numbers.get(token.text)
+        if cpp == FieldDescriptor.CPPTYPE_BOOL:
+            return _BOOL_WORDS.get(token.text)
+    elif kind is TokenKind.STRING:
+        if cpp == FieldDescriptor.CPPTYPE_STRING:
+            data = string_bytes(token.text)
+            if data is not None:
+                try:
+                    return data.decode("utf-8")
+                except UnicodeDecodeError:
+                    return None
+    elif kind is TokenKind.NUMBER and info.int_range is not None:
+        text = token.text
+        digits = text[1:] if text[0] == "-" else text
+        # A plain decimal (no hex, no octal, no leading zero) within the field's range.
+        if digits.isdigit() and digits.isascii() and (digits[0] != "0" or len(digits) == 1):
+            low, high = info.int_range
+            value = int(text)
+            if low <= value <= high and (low < 0 or text[0] != "-"):
+                return value
+    return None
+
+
+def _is_set(message: Message, info: _FieldInfo, present: set[str] | None) -> bool:
     """C++ `HasField`: presence for messages, oneof members and map entry fields; for
     other scalars a value that is not the default (any bit set, so -0.0 and NaN too)."""
     if present is not None:
-        return fd.name in present
-    if fd.message_type is not None or fd.containing_oneof is not None:
-        return message.HasField(fd.name)
-    value = getattr(message, fd.name)
-    if fd.cpp_type in _FLOATS:
+        return info.name in present
+    if info.has_presence:
+        return message.HasField(info.name)
+    value = getattr(message, info.name)
+    if info.is_float:
         return bool(value != 0 or math.copysign(1.0, value) < 0)
     return bool(value)
 

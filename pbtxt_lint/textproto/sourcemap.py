@@ -57,6 +57,12 @@ class SourceMap:
     def add(self, path: FieldPath, located: Located) -> None:
         self._entries[path] = located
 
+    @property
+    def entries(self) -> dict[FieldPath, Located]:
+        """The mapping itself, for the binder: it records dozens of entries per config,
+        and a method call each costs more than the recording."""
+        return self._entries
+
     def get(self, path: FieldPath) -> Located | None:
         return self._entries.get(path)
 

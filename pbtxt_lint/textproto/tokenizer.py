@@ -111,6 +111,26 @@ _TOKEN_RE = re.compile(
     re.DOTALL,
 )
 _IDENTIFIER, _SYMBOL, _NUMBER, _PLAIN_STRING, _COMMENT, _END = 1, 2, 3, 4, 5, 6
+# The fast path of `scan`: whitespace and one token of a frequent kind (groups 1-5 of
+# `_TOKEN_RE`, in the same order), or nothing where a rare token or the end comes next.
+# `findall` hands back plain (whitespace, token) pairs, with no match object to query
+# per token; the first character of a token tells its kind.
+_COMMON_RE = re.compile(
+    r"([ \t\r\f\v\n]*)("
+    r"[A-Za-z_][A-Za-z0-9_]*(?!\w)"
+    r"|[{}\[\]:,;<>]"
+    r"|[-+]?(?:[0-9]|\.[0-9])(?:[0-9A-Za-z_.]|(?<=[eE])[+-])*"
+    r"|\"[^\"\\\n\x00]*\"|'[^'\\\n\x00]*'"
+    r"|#[^\n\x00]*"
+    r")?"
+)
+_KIND_BY_FIRST_CHAR = {
+    **dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_", TokenKind.IDENTIFIER),
+    **dict.fromkeys("{}[]:,;<>", TokenKind.SYMBOL),
+    **dict.fromkeys("0123456789.-+", TokenKind.NUMBER),
+    **dict.fromkeys("\"'", TokenKind.STRING),
+    "#": TokenKind.COMMENT,
+}
 _KINDS = {
     _IDENTIFIER: TokenKind.IDENTIFIER,
     _SYMBOL: TokenKind.SYMBOL,
@@ -149,6 +169,26 @@ def scan(text: str) -> Scan:
 
     def error(message: str, start: int, end: int, hint: str | None = None) -> None:
         errors.append(LexError(message, start, end, line, start - line_start + 1, hint))
+
+    # Fast path: the frequent tokens, up to the end or to the first rare token; from
+    # there the general loop below (match objects, every token kind) takes over.
+    kind_by_first_char = _KIND_BY_FIRST_CHAR
+    number = TokenKind.NUMBER
+    for space, word in _COMMON_RE.findall(text):
+        if not word:
+            break  # the end of the text, or a rare token: the general loop decides
+        if space:
+            if "\n" in space:
+                line += space.count("\n")
+                line_start = pos + space.rfind("\n") + 1
+            pos += len(space)
+        kind = kind_by_first_char[word[0]]
+        if kind is number:
+            digits = word[1:] if word[0] == "-" else word
+            if not digits.isdigit() or (digits[0] == "0" and len(digits) > 1):
+                _check_number(word, pos, tokens, bad, error)  # not a plain decimal
+        append(new(Token, (kind, word, pos, line, pos - line_start + 1)))
+        pos += len(word)
 
     while pos >= 0:
         restart = -1

@@ -19,6 +19,10 @@ from pbtxt_lint.diagnostics import Span
 from pbtxt_lint.textproto.tokenizer import Token, TokenKind, scan
 
 _CLOSERS = {"{": "}", "<": ">"}
+_IDENTIFIER = TokenKind.IDENTIFIER
+_SYMBOL = TokenKind.SYMBOL
+_NUMBER = TokenKind.NUMBER
+_STRING = TokenKind.STRING
 MAX_ISSUES = 100
 """Syntax issues kept per file: past this, a file is garbage and more only costs memory."""
 
@@ -211,8 +215,14 @@ class _Pending:
 class _Parser:
     def __init__(self, text: str) -> None:
         scanned = scan(text)
-        self.comments = [t for t in scanned.tokens if t.kind is TokenKind.COMMENT]
-        self.tokens = [t for t in scanned.tokens if t.kind is not TokenKind.COMMENT]
+        self.comments: list[Token] = []
+        self.tokens = scanned.tokens
+        # Every comment token starts with '#' (or '//', '/*', which are errors): without
+        # those characters there is no comment to set apart, and no second list to build.
+        if "#" in text or "/" in text:
+            self.comments = [t for t in scanned.tokens if t.kind is TokenKind.COMMENT]
+            if self.comments:
+                self.tokens = [t for t in scanned.tokens if t.kind is not TokenKind.COMMENT]
         self.bad_starts = scanned.bad_starts
         self.pos = 0
         self.issues: list[SyntaxIssue] = []
@@ -275,12 +285,49 @@ class _Parser:
         while stack:
             frame = stack[-1]
             if isinstance(frame, _ListFrame):
-                self.list_step(frame, stack)
+                self.read_items(frame, stack)
             else:
-                self.block_step(frame, stack)
+                self.read_fields(frame, stack)
         return Document(root.fields, self.tokens, self.comments, self.issues, self.bad_starts)
 
     # -- blocks ----------------------------------------------------------------------
+
+    def read_fields(self, frame: _BlockFrame, stack: list[_BlockFrame | _ListFrame]) -> None:
+        """Read the fields of `frame`: the plain `name: value` ones (most of a config) in
+        this loop, then the closer or one field with a block or list value, and whatever
+        else comes (the end, a mistake) in `block_step`."""
+        tokens = self.tokens
+        append = frame.fields.append
+        pos = self.pos
+        while True:
+            name = tokens[pos]
+            if name.kind is not _IDENTIFIER:
+                break
+            colon = tokens[pos + 1]
+            if colon.text != ":":
+                break
+            value = tokens[pos + 2]
+            kind = value.kind
+            if kind is not _NUMBER and kind is not _IDENTIFIER and kind is not _STRING:
+                break  # a block, a list, a '-' apart from its number, or a mistake
+            after = tokens[pos + 3]  # the colon and the value are not EOF: it exists
+            if kind is _STRING and after.kind is _STRING:
+                break  # adjacent strings concatenate: `parse_scalar` joins them
+            pos += 3
+            separator = None
+            if after.text == "," or after.text == ";":
+                separator = after
+                pos += 1
+            append(Field(name, colon, Scalar([value]), separator))
+        self.pos = pos
+        token = tokens[pos]
+        if token.text == frame.closer and token.kind is _SYMBOL:
+            self.pos = pos + 1
+            self.finish_block(frame, token, stack)
+        elif token.kind is _IDENTIFIER:
+            self.start_field(frame, stack)
+        else:
+            self.block_step(frame, stack)
 
     def block_step(self, frame: _BlockFrame, stack: list[_BlockFrame | _ListFrame]) -> None:
         """Read one field of `frame` (or close it)."""
@@ -412,6 +459,45 @@ class _Parser:
         return Scalar(tokens)
 
     # -- lists -----------------------------------------------------------------------
+
+    def read_items(self, frame: _ListFrame, stack: list[_BlockFrame | _ListFrame]) -> None:
+        """Read the elements of `frame`: the plain scalars followed by ',' or ']' (like
+        `dims: [ -1, 16 ]`) in this loop, then the ']' or the '{' of a block element,
+        and anything else in `list_step`."""
+        tokens = self.tokens
+        append = frame.items.append
+        pos = self.pos
+        while frame.expect_item:
+            item = tokens[pos]
+            kind = item.kind
+            if kind is not _NUMBER and kind is not _IDENTIFIER and kind is not _STRING:
+                break
+            after = tokens[pos + 1].text  # the item is not EOF: a token follows it
+            if after == ",":
+                if tokens[pos + 2].text == "]":
+                    break  # a trailing ',': `after_item` reports it
+                pos += 2
+            elif after == "]":
+                pos += 1  # `list_step` closes the list
+                append(Scalar([item]))
+                break
+            else:
+                break
+            append(Scalar([item]))
+        self.pos = pos
+        if frame.expect_item:
+            token = tokens[pos]
+            text = token.text
+            if text == "]":
+                self.pos = pos + 1
+                self.finish_list(frame, token, stack)
+                return
+            if text == "{" or text == "<":
+                self.pos = pos + 1
+                frame.expect_item = False
+                stack.append(_BlockFrame(token, _CLOSERS[text], [], frame))
+                return
+        self.list_step(frame, stack)
 
     def list_step(self, frame: _ListFrame, stack: list[_BlockFrame | _ListFrame]) -> None:
         """Read one element of a list, or the ',' / ']' after one."""
