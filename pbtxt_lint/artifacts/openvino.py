@@ -119,6 +119,10 @@ def read_openvino(path: Path, model_dir: Path) -> OpenVinoSignature:
         raise ArtifactError("unreadable", f"cannot read {label}: {_reason(exc)}") from None
     except RecursionError:
         return _uninspected(path, "its elements are nested too deeply")
+    except (LookupError, ValueError) as exc:
+        # pyexpat decodes an encoding it does not know with Python's codecs: an unknown
+        # name (LookupError), a multi-byte or non-text codec (ValueError, UnicodeError).
+        return _uninspected(path, f"it declares an encoding pbtxt-lint cannot decode ({exc})")
     if reader.root != "net":
         raise ArtifactError(
             "corrupt",
@@ -286,9 +290,9 @@ class _IrReader:
             layer.shape = attrs.get("shape")
         elif layer.type == "Const":
             self.constants += 1
-            offset, size = attrs.get("offset", ""), attrs.get("size", "")
-            if offset.isdigit() and size.isdigit():
-                self.weights_end = max(self.weights_end, int(offset) + int(size))
+            offset, size = _decimal(attrs.get("offset", "")), _decimal(attrs.get("size", ""))
+            if offset is not None and size is not None:
+                self.weights_end = max(self.weights_end, offset + size)
 
     def _end(self, tag: str) -> None:
         self.stack.pop()
@@ -386,6 +390,16 @@ def _dim(part: str) -> Dim:
     except ValueError:
         return -1
     return value if value >= 0 else -1
+
+
+def _decimal(text: str) -> int | None:
+    """A Const's offset or size: ASCII digits only ("²".isdigit() is true too)."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+        return None
 
 
 def _port_shape(port: _Port) -> tuple[Dim, ...]:

@@ -24,7 +24,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -46,6 +46,9 @@ __all__ = [
 MAX_SOURCE_BYTES = 4 << 20
 MAX_STEPS = 20_000
 """Statements and expressions the auto-complete emulation evaluates at most."""
+MAX_ITEMS = 200_000
+"""List, tuple and dict items the emulation creates at most: `a.extend(a)` doubles a list
+in one step, so steps alone do not bound memory."""
 UTILS_MODULE = "triton_python_backend_utils"
 CLASS_NAME = "TritonPythonModel"
 _LFS_MAGIC = b"version https://git-lfs.github.com/spec/v1"
@@ -128,6 +131,8 @@ class AutoComplete:
             return Refused(error.triton_id, error.message, error.line)
         except _Dynamic as dynamic:
             return Unknown(dynamic.reason, dynamic.line)
+        except (_Break, _Continue):  # ast.parse accepts them; only the compiler refuses
+            return Unknown("it uses break or continue outside a loop", interpreter.line)
         if returned is not _HANDLE:
             return Refused(
                 "R663",
@@ -199,7 +204,10 @@ def read_python_model(path: Path, model_dir: Path) -> PythonSignature:
             "(or clone with Git LFS installed)",
         )
     try:
-        tree = ast.parse(source, filename=path.name)
+        # On a syntax error CPython reads the failing line back from the file named
+        # `filename`: "model.py" would open ./model.py, another file (a FIFO there hangs).
+        # The folder opens but yields no line, so CPython takes it from `source`.
+        tree = ast.parse(source, filename=str(path.parent))
     except SyntaxError as exc:
         line = exc.lineno or 0
         text = (exc.text or "").rstrip("\n")
@@ -552,6 +560,7 @@ class _Interpreter:
         self.state = state
         self.model = model
         self.steps = 0
+        self.allocated = 0
         self.line = 0
 
     def tick(self, node: ast.AST) -> None:
@@ -559,6 +568,17 @@ class _Interpreter:
         self.line = getattr(node, "lineno", self.line)
         if self.steps > MAX_STEPS:
             raise _Dynamic(f"it runs more than {MAX_STEPS:,} steps", self.line)
+
+    def allocate(self, node: ast.AST, items: int) -> None:
+        """Count container items created, copies included (see MAX_ITEMS)."""
+        self.allocated += items
+        if self.allocated > MAX_ITEMS:
+            raise self.dynamic(node, f"it builds more than {MAX_ITEMS:,} list or dict items")
+
+    def made(self, node: ast.AST, value: Any) -> Any:
+        """`value`, a container just built, counted (see MAX_ITEMS)."""
+        self.allocate(node, len(value))
+        return value
 
     def dynamic(self, node: ast.AST, what: str) -> _Dynamic:
         return _Dynamic(what, getattr(node, "lineno", self.line))
@@ -663,10 +683,12 @@ class _Interpreter:
             items = [self.expression(e) for e in node.elts if not isinstance(e, ast.Starred)]
             if len(items) != len(node.elts):
                 raise self.dynamic(node, "it unpacks with *")
+            self.allocate(node, len(items))
             return items if isinstance(node, ast.List) else tuple(items)
         if isinstance(node, ast.Dict):
             if any(k is None for k in node.keys):
                 raise self.dynamic(node, "it merges dicts with **")
+            self.allocate(node, len(node.keys))
             return {
                 self.expression(cast(ast.expr, k)): self.expression(v)
                 for k, v in zip(node.keys, node.values, strict=True)
@@ -731,11 +753,11 @@ class _Interpreter:
         if name in self.env:
             raise self.dynamic(node, f"it calls the local '{name}'")
         if name == "dict":
-            return dict(*args, **kwargs)
+            return self.made(node, dict(*args, **kwargs))
         if name == "list" and not kwargs:
-            return list(*args)
+            return self.made(node, list(*args))
         if name == "tuple" and not kwargs:
-            return tuple(*args)
+            return self.made(node, tuple(*args))
         if name == "len" and len(args) == 1 and not kwargs:
             return len(args[0])
         if name == "range" and not kwargs and all(isinstance(a, int) for a in args):
@@ -757,7 +779,10 @@ class _Interpreter:
         }
         for kind, methods in allowed.items():
             if isinstance(owner, kind) and name in methods:
+                before = len(owner) if isinstance(owner, list | dict) else 0
                 result = getattr(owner, name)(*args, **kwargs)
+                grown = len(owner) - before if isinstance(owner, list | dict) else 0
+                self.allocate(node, grown + (len(result) if isinstance(result, Sized) else 0))
                 if name in ("keys", "values", "items"):
                     return [list(r) if isinstance(r, tuple) else r for r in result]
                 return result

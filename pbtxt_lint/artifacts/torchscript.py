@@ -181,7 +181,7 @@ def _inspect(archive: zipfile.ZipFile, path: Path) -> TorchScriptSignature:
         return _uninspected(
             path, f"{code_name} is larger than {MAX_CODE_BYTES >> 20} MiB uncompressed", root
         )
-    forward = _forward(source, cls)
+    forward = _forward(source, cls, path.parent)
     if forward is None:
         return _uninspected(path, f"{code_name} has no readable {cls}.forward()", root)
     args, returns, count = forward
@@ -275,10 +275,15 @@ def _root_class(pickle_head: bytes) -> str | None:
     return None
 
 
-def _forward(source: bytes, cls: str) -> tuple[tuple[ForwardArg, ...], str, int | None] | None:
+def _forward(
+    source: bytes, cls: str, folder: Path
+) -> tuple[tuple[ForwardArg, ...], str, int | None] | None:
     """forward()'s arguments (self dropped), return annotation and output count."""
     try:
-        tree = ast.parse(source)
+        # On a syntax error CPython reads the failing line back from the file named
+        # `filename` (by default "<unknown>" in the working directory). The code comes
+        # from the archive, so name the archive's folder: it opens and yields no line.
+        tree = ast.parse(source, filename=str(folder))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls]
