@@ -13,7 +13,6 @@ mean" where one is close: a typo in a config must not silently check nothing.
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -64,6 +63,8 @@ def known_rules() -> tuple[Rule, ...]:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`; did you mean 'x'?` or nothing."""
+    import difflib  # only on a mistake
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""
 

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
@@ -28,7 +28,9 @@ from pbtxt_lint.repository.layout import ModelFolder, PathProblem, Repository, T
 from pbtxt_lint.rules.base import Finding, ModelContext, Rule, Scope
 from pbtxt_lint.rules.meta import unused_suppression
 from pbtxt_lint.settings import Settings
-from pbtxt_lint.suppressions import Suppressions, parse
+
+if TYPE_CHECKING:
+    from pbtxt_lint.suppressions import Suppressions
 
 
 @dataclass
@@ -324,6 +326,8 @@ def _suppressions(context: ModelContext, plan: _Plan) -> Suppressions | None:
 
     def resolve(word: str) -> str | None:
         return word.upper() if word.upper() in codes else by_name.get(word)
+
+    from pbtxt_lint.suppressions import parse  # only files that mention pbtxt-lint
 
     return parse(config_file.path, parsed.text, parsed.document, resolve)
 
