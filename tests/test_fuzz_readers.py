@@ -30,9 +30,11 @@ import contextlib
 import importlib.machinery
 import importlib.util
 import io
+import json
 import os
 import shutil
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,6 +56,7 @@ from hypothesis import strategies as st
 
 from pbtxt_lint.artifacts.openvino import OpenVinoSignature, read_openvino
 from pbtxt_lint.artifacts.python_model import (
+    MAX_SOURCE_BYTES,
     Completed,
     PythonSignature,
     Refused,
@@ -977,10 +980,22 @@ def test_python_random_auto_complete_config(data: bytes) -> None:
         b"x = a" + b".b" * 50_000 + b"\n",
         b"".join(b" " * i + b"if x:\n" for i in range(120)) + b" " * 120 + b"pass\n",
         b"x = 1 + " + b"1 + " * 20_000 + b"1\n",
-        b'x = "' + b"a" * (3 * MiB) + b'"\n',
+        b'x = "' + b"a" * (MAX_SOURCE_BYTES - 8) + b'"\n',
+        b"#" * (MAX_SOURCE_BYTES + 1),
         b"#" * (4 * MiB + 1),
     ],
-    ids=["unary", "parens", "lists", "not", "attributes", "indent", "sum", "3-MB-string", "cap"],
+    ids=[
+        "unary",
+        "parens",
+        "lists",
+        "not",
+        "attributes",
+        "indent",
+        "sum",
+        "string",
+        "cap",
+        "4-MB",
+    ],
 )
 def test_python_deep_and_large_sources(source: bytes) -> None:
     read_bytes(FORMATS["python"], source, large=True)
@@ -1091,3 +1106,160 @@ def test_regression_torchscript_code_syntax_error_opens_nothing_else(
                  ("m/constants.pkl", b"\x80\x02).", zipfile.ZIP_STORED)])  # fmt: skip
     sig = read_bytes(FORMATS["torchscript"], data)  # read() checks where it looked
     assert isinstance(sig, TorchScriptSignature) and sig.forward is None
+
+
+def test_regression_savedmodel_many_tiny_fields_are_capped() -> None:
+    """4 MB of two-byte fields (empty tags, unknown varints) were all decoded: 2.5-3.6 s,
+    and two million empty tags were kept."""
+
+    def wrap(number: int, payload: bytes) -> bytes:
+        return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+    serve = wrap(1, b"\x22\x05serve")  # meta_info_def { tags: "serve" }
+    for data in (
+        wrap(2, wrap(1, b"\x22\x00" * (2 * MiB))),  # empty tags
+        wrap(2, serve + b"\x18\x00" * (2 * MiB)),  # unknown MetaGraphDef varints
+        wrap(2, serve) + b"\x08\x00" * (2 * MiB),  # unknown SavedModel varints
+    ):
+        error = read_bytes(FORMATS["savedmodel"], data, large=True)
+        assert isinstance(error, ArtifactError) and error.kind == "corrupt"
+        assert "more than" in error.message
+
+
+def _python_shared_values(tail: str) -> bytes:
+    """auto_complete_config building x, y (lists) and z (a tuple) of depth 40 whose
+    items are shared: Python walks 2**40 items to compare, hash or format them."""
+    return (
+        "class TritonPythonModel:\n    @staticmethod\n    def auto_complete_config(config):\n"
+        "        x = []\n        y = []\n        z = ()\n"
+        "        for i in range(40):\n            x = [x, x]\n            y = [y, y]\n"
+        f"            z = (z, z)\n        {tail}\n        return config\n"
+        "\n    def execute(self, requests):\n        return []\n"
+    ).encode()
+
+
+EMULATE_IN_CHILD = """
+import json, sys, time
+from pathlib import Path
+from pbtxt_lint.artifacts.python_model import read_python_model
+from pbtxt_lint.schema import ModelConfig
+path = Path(sys.argv[1])
+signature = read_python_model(path, path.parent)
+start = time.monotonic()
+outcome = signature.auto_complete.emulate(ModelConfig(name="m", backend="python"))
+print(json.dumps({"seconds": time.monotonic() - start, "outcome": type(outcome).__name__,
+                  "reason": getattr(outcome, "reason", "")}))
+"""
+
+
+def _in_child(code: str, source: bytes, seconds: float, tmp_path: Path) -> dict[str, Any]:
+    """Run `code` on model.py holding `source` in a child killed after `seconds`."""
+    path = tmp_path / "m" / "1" / "model.py"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(source)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+            timeout=seconds, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the child took longer than {seconds:g}s")
+    assert done.returncode == 0, done.stderr[-2000:]
+    measured: dict[str, Any] = json.loads(done.stdout)
+    return measured
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "if x == y:\n            pass",
+        "q = x in [y]",
+        "q = [y].index(x)",
+        "q = {z: 1}",
+        "q = {}.get(z)",
+        "q = dict([(z, 1)])",
+        'config.add_input({"name": "IN", "data_type": x, "dims": [4]})',
+    ],
+    ids=["compare", "in", "index", "dict-key", "get", "dict", "format"],
+)
+def test_regression_auto_complete_shared_values_are_bounded(tail: str, tmp_path: Path) -> None:
+    """Comparing, hashing or formatting `x = [x, x]` after 40 steps never returned (depth
+    20 took 30 ms, doubling per level): the items Python walks count against MAX_ITEMS."""
+    measured = _in_child(EMULATE_IN_CHILD, _python_shared_values(tail), 20, tmp_path)
+    assert measured["seconds"] < SECONDS, measured
+    assert measured["outcome"] == "Unknown" and "items" in measured["reason"], measured
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x = 1\n        for i in range(4000):\n            x = [x]\n        q = x == [x]",
+        "x = 1\n        for i in range(4000):\n            x = [x]\n"
+        '        config.add_output({"name": "OUT", "data_type": "TYPE_FP32", "dims": x})',
+        "a = []\n        a.append(a)\n        q = a == [a]",
+    ],
+    ids=["compare", "format", "cycle"],
+)
+def test_regression_auto_complete_deep_values_are_refused(body: str) -> None:
+    """Values nested thousands deep: Python's recursion in comparing or formatting them
+    raised RecursionError in _apply, outside the emulated code's error handling."""
+    source = (
+        "class TritonPythonModel:\n    @staticmethod\n    def auto_complete_config(config):\n"
+        f"        {body}\n        return config\n"
+    )
+    sig = read_bytes(FORMATS["python"], source.encode())
+    assert isinstance(sig, PythonSignature) and sig.auto_complete is not None
+    with bounded("auto_complete_config emulation"):
+        outcome = sig.auto_complete.emulate(AUTOFILL_CONFIGS[0])
+    assert isinstance(outcome, Unknown) and "deep" in outcome.reason, outcome
+
+
+def test_regression_auto_complete_non_dict_tensor_in_as_dict() -> None:
+    """`as_dict()["input"].append(1)` let AttributeError escape from _apply."""
+    source = (
+        "class TritonPythonModel:\n    @staticmethod\n    def auto_complete_config(config):\n"
+        "        config.as_dict()['input'].append(1)\n        return config\n"
+    )
+    sig = read_bytes(FORMATS["python"], source.encode())
+    assert isinstance(sig, PythonSignature) and sig.auto_complete is not None
+    outcome = sig.auto_complete.emulate(AUTOFILL_CONFIGS[0])
+    assert isinstance(outcome, Unknown) and "not a dict" in outcome.reason
+
+
+READ_IN_CHILD = """
+import json, sys, time
+from pathlib import Path
+from pbtxt_lint.artifacts.python_model import read_python_model
+path = Path(sys.argv[1])
+start = time.monotonic()
+signature = read_python_model(path, path.parent)
+print(json.dumps({
+    "seconds": time.monotonic() - start,
+    # VmHWM, not ru_maxrss: the latter starts at the spawning pytest worker's peak.
+    "mb": int(next(line for line in open("/proc/self/status")
+                   if line.startswith("VmHWM")).split()[1]) / 1024,
+    "problems": [p.message for p in signature.problems],
+    "statements": signature.facts.get("statements"),
+}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("piece", "size"),
+    [(b"x\n", MAX_SOURCE_BYTES), (b"f(a, b)\n", MAX_SOURCE_BYTES), (b"x = 1\n", MiB)],
+    ids=["names-at-cap", "calls-at-cap", "1-MB"],
+)
+def test_regression_large_python_source_is_bounded(piece: bytes, size: int, tmp_path: Path) -> None:
+    """1 MB of `x = 1` lines took 5-10 s and 400 MiB (five ast.walk passes over the
+    tree); 4 MB took 35 s. Now one walk, and files over MAX_SOURCE_BYTES are not parsed:
+    the densest accepted source stays within a few seconds and a few hundred MiB."""
+    source = piece * (size // len(piece))
+    measured = _in_child(READ_IN_CHILD, source, 30, tmp_path)
+    assert measured["seconds"] < 4 and measured["mb"] < 400, measured
+    if size > MAX_SOURCE_BYTES:
+        assert len(measured["problems"]) == 1 and "KiB" in measured["problems"][0], measured
+        assert measured["seconds"] < SECONDS, measured
+    else:
+        assert measured["problems"] == [] and measured["statements"] == str(size // len(piece)), (
+            measured
+        )

@@ -25,7 +25,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -43,12 +43,22 @@ __all__ = [
     "read_python_model",
 ]
 
-MAX_SOURCE_BYTES = 4 << 20
+MAX_SOURCE_BYTES = 256 << 10
+"""Larger model.py files are reported not-inspected. `ast.parse` keeps every node (about
+600 bytes each) and the analysis walks them all: 1 MiB of one-token statements took 5 s
+and 430 MiB; at 256 KiB the worst measured is 1.5 s and 230 MiB, while 75 KB of real
+code takes 0.05 s and 5 MiB. Hand-written model.py files are a few KB to a few tens of
+KB; larger ones hold generated data."""
 MAX_STEPS = 20_000
 """Statements and expressions the auto-complete emulation evaluates at most."""
 MAX_ITEMS = 200_000
-"""List, tuple and dict items the emulation creates at most: `a.extend(a)` doubles a list
-in one step, so steps alone do not bound memory."""
+"""List, tuple and dict items the emulation creates, copies or walks at most: `a.extend(a)`
+doubles a list in one step, and `x = [x, x]` in a loop builds in n steps a value that
+comparing, hashing or formatting walks 2**n items of, so steps alone bound neither memory
+nor time. With MAX_STEPS this is the emulation's whole budget."""
+MAX_DEPTH = 100
+"""Nesting of the lists, tuples and dicts the emulation walks, at most: Python recurses
+through them to compare, hash or format."""
 UTILS_MODULE = "triton_python_backend_utils"
 CLASS_NAME = "TritonPythonModel"
 _LFS_MAGIC = b"version https://git-lfs.github.com/spec/v1"
@@ -141,6 +151,7 @@ class AutoComplete:
                 interpreter.line or function.lineno,
             )
         try:
+            interpreter.walk(function, state)  # _apply compares, hashes and formats its values
             return _apply(config, state)
         except _ConfigError as error:
             return Refused(error.triton_id, error.message, error.line or function.lineno)
@@ -187,16 +198,14 @@ def read_python_model(path: Path, model_dir: Path) -> PythonSignature:
         what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise ArtifactError("not-a-file", f"{label} is {what}; the stub imports a .py file")
     if st.st_size > MAX_SOURCE_BYTES:
-        return _uninspected(
-            path,
-            f"it is {st.st_size:,} bytes, more than the {MAX_SOURCE_BYTES >> 20} MiB "
-            "pbtxt-lint analyses",
-        )
+        return _too_large(path, st.st_size)
     try:
         with open(path, "rb") as handle:
             source = handle.read(MAX_SOURCE_BYTES + 1)
     except OSError as exc:
         raise ArtifactError("unreadable", f"cannot read {label}: {_reason(exc)}") from None
+    if len(source) > MAX_SOURCE_BYTES:  # it grew after os.stat
+        return _too_large(path, len(source))
     if source.startswith(_LFS_MAGIC):
         raise ArtifactError(
             "lfs-pointer",
@@ -234,6 +243,14 @@ def read_python_model(path: Path, model_dir: Path) -> PythonSignature:
         return _uninspected(path, "it is nested too deeply to analyse")
 
 
+def _too_large(path: Path, size: int) -> PythonSignature:
+    return _uninspected(
+        path,
+        f"it is {size:,} bytes or more, larger than the {MAX_SOURCE_BYTES >> 10} KiB "
+        "pbtxt-lint parses (a syntax tree takes hundreds of bytes per byte of source)",
+    )
+
+
 def _uninspected(path: Path, why: str) -> PythonSignature:
     problem = ArtifactProblem("not-inspected", f"model.py was not analysed: {why}")
     return PythonSignature("python", path, (), (), {}, (problem,), model_class="unknown")
@@ -261,13 +278,62 @@ def _module_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
                 yield from _module_statements(block)
 
 
+@dataclass
+class _Nodes:
+    """What the analysis needs from the whole tree, collected in one `ast.walk`: on a
+    large module each walk costs about half as much as parsing it."""
+
+    imports: list[ast.Import | ast.ImportFrom] = field(default_factory=list)
+    calls: list[ast.Call] = field(default_factory=list)
+    """In `ast.walk` order, the order names are reported in."""
+    assigns: list[ast.Assign | ast.AnnAssign] = field(default_factory=list)
+    writes_globals: bool = False
+    """globals()[...] = / exec / setattr(sys.modules[...]) could define the class."""
+
+
+def _collect(tree: ast.Module) -> _Nodes:
+    nodes = _Nodes()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            nodes.calls.append(node)
+            if isinstance(node.func, ast.Name) and node.func.id in (
+                "exec",
+                "globals",
+                "setattr",
+                "__import__",
+            ):
+                nodes.writes_globals = True
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            nodes.imports.append(node)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            nodes.assigns.append(node)
+        elif isinstance(node, ast.Global) and CLASS_NAME in node.names:
+            nodes.writes_globals = True
+    return nodes
+
+
+def _subtree(node: ast.AST, seen: set[int]) -> Iterator[ast.AST]:
+    """The nodes under `node` (itself included) not in `seen`, added to it as they are
+    yielded: a subtree already seen is skipped whole, so nested calls cost no more than
+    the tree."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(ast.iter_child_nodes(current))
+
+
 def _analyse(tree: ast.Module, path: Path) -> PythonSignature:
-    binding, cls = _model_class(tree)
+    nodes = _collect(tree)
+    binding, cls = _model_class(tree, nodes.writes_globals)
     execute = "unknown"
     auto_complete = None
     if cls is not None:
         execute, auto_complete = _methods(cls)
-    names = _Names(tree)
+    names = _Names(nodes)
     classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
     methods = [
         n.name
@@ -296,7 +362,7 @@ def _analyse(tree: ast.Module, path: Path) -> PythonSignature:
     )
 
 
-def _model_class(tree: ast.Module) -> tuple[str, ast.ClassDef | None]:
+def _model_class(tree: ast.Module, writes_globals: bool) -> tuple[str, ast.ClassDef | None]:
     """How the module binds TritonPythonModel, and its class statement if defined here."""
     found: tuple[str, ast.ClassDef | None] = ("absent", None)
     for node in _module_statements(tree.body):
@@ -317,20 +383,9 @@ def _model_class(tree: ast.Module) -> tuple[str, ast.ClassDef | None]:
             "__getattr__",
         ):
             found = ("unknown", None)
-    if found[0] == "absent" and _writes_globals(tree):
+    if found[0] == "absent" and writes_globals:
         return "unknown", None
     return found
-
-
-def _writes_globals(tree: ast.Module) -> bool:
-    """globals()[...] = / exec / setattr(sys.modules[...]) could define the class."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id in ("exec", "globals", "setattr", "__import__"):
-                return True
-        if isinstance(node, ast.Global) and CLASS_NAME in node.names:
-            return True
-    return False
 
 
 def _methods(cls: ast.ClassDef) -> tuple[str, AutoComplete | None]:
@@ -359,10 +414,10 @@ def _methods(cls: ast.ClassDef) -> tuple[str, AutoComplete | None]:
 class _Names:
     """Literal tensor names passed to triton_python_backend_utils, wherever it is imported."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, nodes: _Nodes) -> None:
         self.modules: set[str] = set()
         self.functions: dict[str, str] = {}
-        for node in ast.walk(tree):
+        for node in nodes.imports:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name == UTILS_MODULE:
@@ -375,19 +430,17 @@ class _Names:
         self.input_configs: list[NameUse] = []
         self.output_configs: list[NameUse] = []
         self.dynamic = 0
-        excluded = self._request_tensors(tree)
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            function = self._utility(node.func)
+        excluded = self._request_tensors(nodes)
+        for call in nodes.calls:
+            function = self._utility(call.func)
             if function == "get_input_tensor_by_name":
-                self._record(node, 1, "name", self.inputs)
+                self._record(call, 1, "name", self.inputs)
             elif function == "get_input_config_by_name":
-                self._record(node, 1, "name", self.input_configs)
+                self._record(call, 1, "name", self.input_configs)
             elif function == "get_output_config_by_name":
-                self._record(node, 1, "name", self.output_configs)
-            elif function in ("Tensor", "Tensor.from_dlpack") and id(node) not in excluded:
-                self._record(node, 0, "name", self.outputs)
+                self._record(call, 1, "name", self.output_configs)
+            elif function in ("Tensor", "Tensor.from_dlpack") and id(call) not in excluded:
+                self._record(call, 0, "name", self.outputs)
 
     def _utility(self, func: ast.expr) -> str | None:
         """The triton_python_backend_utils function a call targets, if it is one."""
@@ -419,33 +472,32 @@ class _Names:
         elif argument is not None:
             self.dynamic += 1
 
-    def _request_tensors(self, tree: ast.Module) -> set[int]:
+    def _request_tensors(self, nodes: _Nodes) -> set[int]:
         """Tensor(...) calls that build BLS requests (inputs of another model), not outputs."""
-        requests = [
-            node
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and self._utility(node.func) == "InferenceRequest"
-        ]
-        names = {
-            sub.id for request in requests for sub in ast.walk(request) if isinstance(sub, ast.Name)
-        }
-        excluded = {id(sub) for request in requests for sub in ast.walk(request)}
-        for node in ast.walk(tree):
-            value: ast.expr | None = None
-            if isinstance(node, ast.Assign | ast.AnnAssign):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if any(isinstance(t, ast.Name) and t.id in names for t in targets):
-                    value = node.value
-            elif (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("append", "extend", "insert")
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id in names
+        excluded: set[int] = set()
+        names: set[str] = set()
+        for call in nodes.calls:
+            if self._utility(call.func) == "InferenceRequest":
+                names.update(s.id for s in _subtree(call, excluded) if isinstance(s, ast.Name))
+        values: list[ast.AST] = []
+        for node in nodes.assigns:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if node.value is not None and any(
+                isinstance(t, ast.Name) and t.id in names for t in targets
             ):
-                value = node
-            if value is not None:
-                excluded.update(id(sub) for sub in ast.walk(value))
+                values.append(node.value)
+        for call in nodes.calls:
+            func = call.func
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr in ("append", "extend", "insert")
+                and isinstance(func.value, ast.Name)
+                and func.value.id in names
+            ):
+                values.append(call)
+        for value in values:
+            for _ in _subtree(value, excluded):
+                pass
         return excluded
 
 
@@ -570,10 +622,32 @@ class _Interpreter:
             raise _Dynamic(f"it runs more than {MAX_STEPS:,} steps", self.line)
 
     def allocate(self, node: ast.AST, items: int) -> None:
-        """Count container items created, copies included (see MAX_ITEMS)."""
+        """Count container items created, copied or walked (see MAX_ITEMS)."""
         self.allocated += items
         if self.allocated > MAX_ITEMS:
-            raise self.dynamic(node, f"it builds more than {MAX_ITEMS:,} list or dict items")
+            raise self.dynamic(
+                node, f"it builds or walks more than {MAX_ITEMS:,} list or dict items"
+            )
+
+    def walk(self, node: ast.AST, *values: Any) -> None:
+        """Count the items Python walks to compare, hash or format `values`, before it
+        does (see MAX_ITEMS, MAX_DEPTH). A value reached twice is counted twice, as
+        Python walks it twice; a cycle runs out of the budget."""
+        level = list(values)
+        for _ in range(MAX_DEPTH + 1):
+            below: list[Any] = []
+            for value in level:
+                if isinstance(value, dict):
+                    self.allocate(node, 2 * len(value))
+                    below += value
+                    below += value.values()
+                elif isinstance(value, list | tuple):
+                    self.allocate(node, len(value))
+                    below += value
+            if not below:
+                return
+            level = below
+        raise self.dynamic(node, f"it nests lists or dicts more than {MAX_DEPTH} deep")
 
     def made(self, node: ast.AST, value: Any) -> Any:
         """`value`, a container just built, counted (see MAX_ITEMS)."""
@@ -622,6 +696,7 @@ class _Interpreter:
             items = list(items)
         if not isinstance(items, list | tuple | range):
             raise self.dynamic(node, "it loops over something that is not a literal list")
+        self.allocate(node, len(items))  # copied below
         for item in list(items):
             self.assign(node.target, item)
             try:
@@ -689,21 +764,27 @@ class _Interpreter:
             if any(k is None for k in node.keys):
                 raise self.dynamic(node, "it merges dicts with **")
             self.allocate(node, len(node.keys))
-            return {
-                self.expression(cast(ast.expr, k)): self.expression(v)
+            pairs = [
+                (self.expression(cast(ast.expr, k)), self.expression(v))
                 for k, v in zip(node.keys, node.values, strict=True)
-            }
+            ]
+            self.walk(node, *(key for key, _ in pairs))  # hashed
+            return dict(pairs)
         if isinstance(node, ast.Subscript):
             if isinstance(node.slice, ast.Slice):
                 raise self.dynamic(node, "it slices")
             container = self.expression(node.value)
             if container is _HANDLE:
                 raise self.dynamic(node, "it indexes the ModelConfig object")
-            return container[self.expression(node.slice)]
+            key = self.expression(node.slice)
+            self.walk(node, key)  # hashed
+            return container[key]
         if isinstance(node, ast.Compare):
             left = self.expression(node.left)
             for op, right_node in zip(node.ops, node.comparators, strict=True):
                 right = self.expression(right_node)
+                if not isinstance(op, ast.Is | ast.IsNot):
+                    self.walk(node, left, right)
                 if not _COMPARE[type(op)](left, right):
                     return False
                 left = right
@@ -753,6 +834,7 @@ class _Interpreter:
         if name in self.env:
             raise self.dynamic(node, f"it calls the local '{name}'")
         if name == "dict":
+            self.walk(node, *args)  # keys hashed
             return self.made(node, dict(*args, **kwargs))
         if name == "list" and not kwargs:
             return self.made(node, list(*args))
@@ -779,6 +861,9 @@ class _Interpreter:
         }
         for kind, methods in allowed.items():
             if isinstance(owner, kind) and name in methods:
+                self.walk(node, *args, *kwargs.values())  # compared or hashed
+                if name in ("index", "count"):
+                    self.walk(node, owner)
                 before = len(owner) if isinstance(owner, list | dict) else 0
                 result = getattr(owner, name)(*args, **kwargs)
                 grown = len(owner) - before if isinstance(owner, list | dict) else 0
@@ -795,6 +880,7 @@ class _Interpreter:
     ) -> Any:
         state = self.state
         values = [*args, *kwargs.values()]
+        self.walk(node, *values)  # compared and formatted
         line = node.lineno
         if name == "as_dict" and not values:
             return state
@@ -829,7 +915,7 @@ class _Interpreter:
         if name in ("add_input", "add_output") and len(values) == 1:
             if not isinstance(values[0], dict):
                 raise self.dynamic(node, f"{name}() gets something that is not a dict")
-            self.add_tensor(name.removeprefix("add_"), values[0], line)
+            self.add_tensor(name.removeprefix("add_"), values[0], node)
             return None
         if name == "set_model_transaction_policy" and len(values) == 1:
             policy = values[0]
@@ -843,6 +929,7 @@ class _Interpreter:
                     line,
                 )
             current = state.setdefault("model_transaction_policy", {})
+            self.walk(node, current)
             if "decoupled" in policy:
                 if "decoupled" in current and current["decoupled"] != policy["decoupled"]:
                     raise _ConfigError(
@@ -856,7 +943,8 @@ class _Interpreter:
             return None
         raise self.dynamic(node, f"it calls ModelConfig.{name}() in a way not emulated")
 
-    def add_tensor(self, kind: str, tensor: dict[str, Any], line: int) -> None:
+    def add_tensor(self, kind: str, tensor: dict[str, Any], node: ast.Call) -> None:
+        line = node.lineno
         model = self.model
         valid = ("name", "data_type", "dims", "optional") if kind == "input" else (
             "name", "data_type", "dims",
@@ -894,8 +982,10 @@ class _Interpreter:
                 )
         conflict_id = "R668" if kind == "input" else "R669"
         for current in self.state[kind]:
+            self.walk(node, current["name"])  # as_dict() lets the code replace it
             if tensor["name"] != current["name"]:
                 continue
+            self.walk(node, current)  # compared and formatted below
             if (
                 current["data_type"] != "TYPE_INVALID"
                 and current["data_type"] != tensor["data_type"]
@@ -981,6 +1071,8 @@ def _fill_tensor(
     model: str, kind: str, io: ModelInput | ModelOutput, tensor: dict[str, Any]
 ) -> bool:
     """Write one tensor dict into `io`; True if that changed anything."""
+    if not isinstance(tensor, dict):  # as_dict()["input"].append(1)
+        raise _Dynamic(f"it puts something that is not a dict in the {kind} list", 0)
     name, data_type, dims = tensor.get("name"), tensor.get("data_type"), tensor.get("dims")
     if not isinstance(name, str):
         raise _Dynamic(f"an {kind} name is not a string", 0)

@@ -48,7 +48,11 @@ DEFAULT_SIGNATURE = "serving_default"
 _INTERNAL_SIGNATURES = frozenset({"__saved_model_init_op", "__saved_model_train_op"})
 _MAX_STRING = 1 << 20
 _MAX_ITEMS = 100_000
-"""Signatures, tensors and dims kept at most; real SavedModels have a handful."""
+"""Signatures, tensors, dims and tags kept at most; real SavedModels have a handful."""
+_MAX_FIELDS = 200_000
+"""Protobuf fields decoded at most (graph_def and the other skipped fields count one
+each): real SavedModels have hundreds outside graph_def, and each costs about a
+microsecond, so 4 MB of two-byte fields took 2-4 s."""
 _LFS_MAGIC = b"version https://git-lfs.github.com/spec/v1"
 
 # tensorflow DataType -> Triton config type, as the TF backend converts them; DT_BFLOAT16
@@ -175,6 +179,7 @@ class _Reader:
         self.buf = buf
         self.label = label
         self.items = 0
+        self.decoded = 0
 
     def corrupt(self, at: int, what: str) -> ArtifactError:
         kind = "truncated" if at >= len(self.buf) else "corrupt"
@@ -201,6 +206,9 @@ class _Reader:
         i = start
         while i < end:
             at = i
+            self.decoded += 1
+            if self.decoded > _MAX_FIELDS:
+                raise self.corrupt(at, f"more than {_MAX_FIELDS:,} protobuf fields to decode")
             tag, i = self.varint(i, end)
             number, wire = tag >> 3, tag & 7
             if number == 0:
@@ -231,7 +239,7 @@ class _Reader:
     def count(self, at: int) -> None:
         self.items += 1
         if self.items > _MAX_ITEMS:
-            raise self.corrupt(at, f"more than {_MAX_ITEMS:,} signature entries")
+            raise self.corrupt(at, f"more than {_MAX_ITEMS:,} tags or signature entries")
 
     def saved_model(self) -> list[MetaGraph]:
         graphs = []
@@ -251,6 +259,7 @@ class _Reader:
             if number == 1:  # meta_info_def
                 for n, w, c, d in self.fields(a, b):
                     if n == 4 and w == 2:
+                        self.count(c)
                         tags.append(self.string(c, d))
                     elif n == 5 and w == 2:
                         version = self.string(c, d)
