@@ -163,14 +163,14 @@ class ModelArtifacts:
             or DEFAULT_FILENAMES.get(config.backend)
         )
 
-    @property
+    @cached_property
     def enabled(self) -> bool:
         context = self.context
         if context.settings.config_only or self.format is None or not self.filename:
             return False
         return not (context.strict and context.config_file is None)
 
-    @property
+    @cached_property
     def readable(self) -> bool:
         """pbtxt-lint can read this format, so the files can be cross-checked."""
         return self.enabled and self.format in READERS

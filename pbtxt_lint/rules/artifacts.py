@@ -17,6 +17,7 @@ import enum
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from pbtxt_lint.artifacts.model import ArtifactState, VersionArtifact
@@ -111,9 +112,19 @@ class _View:
         """The tensor list is in config.pbtxt (not filled in by auto-complete)."""
         return kind not in self.completed.filled
 
+    @cached_property
+    def pairs(self) -> list[_Pair]:
+        """Config tensors with the graph tensor of the same name (found once per view)."""
+        return _pairs(self)
+
 
 def _views(context: ModelContext) -> list[_View]:
-    """Versions the backend validates: ONNX read, auto-complete (if any) succeeded."""
+    """Versions the backend validates: ONNX read, auto-complete (if any) succeeded
+    (found once per model for the rules that compare them)."""
+    return context.shared(_find_views)
+
+
+def _find_views(context: ModelContext) -> list[_View]:
     views = []
     for artifact in _readable(context):
         signature = artifact.signature
@@ -241,7 +252,7 @@ def _shape_findings(
     context: ModelContext, wanted: _Shape, describe: Callable[[_View, _Pair], Finding]
 ) -> Iterator[Finding]:
     def check(view: _View) -> Iterator[Finding]:
-        for pair in _pairs(view):
+        for pair in view.pairs:
             if _shape_issue(view, pair) is wanted:
                 yield describe(view, pair)
 
@@ -853,7 +864,7 @@ def data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
     """
 
     def check(view: _View) -> Iterator[Finding]:
-        for pair in _pairs(view):
+        for pair in view.pairs:
             model_type = pair.spec.data_type
             if model_type is None:
                 yield Finding(
@@ -1248,7 +1259,7 @@ def scalar_input_with_batching(context: ModelContext) -> Iterator[Finding]:
     def check(view: _View) -> Iterator[Finding]:
         if view.mbs <= 0:
             return
-        for pair in _pairs(view):
+        for pair in view.pairs:
             if pair.kind != "input" or pair.spec.shape != () or _shape_issue(view, pair):
                 continue
             if isinstance(pair.io, ModelInput) and pair.io.allow_ragged_batch:
@@ -1291,7 +1302,7 @@ def shared_dim_conflict(context: ModelContext) -> Iterator[Finding]:
     def check(view: _View) -> Iterator[Finding]:
         offset = 1 if view.mbs > 0 else 0
         uses: dict[str, list[tuple[_Pair, int, int]]] = {}
-        for pair in _pairs(view):
+        for pair in view.pairs:
             if pair.kind != "input" or _shape_issue(view, pair) or not pair.spec.shape:
                 continue
             if isinstance(pair.io, ModelInput) and pair.io.allow_ragged_batch:
