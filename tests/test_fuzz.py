@@ -21,15 +21,12 @@ with bounded ``max_examples`` so the file runs in well under a minute.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
 import tracemalloc
 from pathlib import Path
 
 import pytest
+from child_process import run_measured
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx_builders import build_model
@@ -271,15 +268,7 @@ def lint_in_child(root: Path, config: bytes, seconds: float) -> dict[str, object
     """lint() on a repository holding ``config``, in a child killed after ``seconds``."""
     (root / "m" / "1").mkdir(parents=True)
     (root / "m" / "config.pbtxt").write_bytes(config)
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD, str(root)], capture_output=True, text=True,
-            timeout=seconds, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"lint() took longer than {seconds:g}s on a {len(config):,}-byte config")
-    assert done.returncode == 0, done.stderr[-2000:]
-    measured: dict[str, object] = json.loads(done.stdout)
+    measured = run_measured(CHILD, root, seconds, f"lint() on a {len(config):,}-byte config")
     assert measured["internal"] == []
     return measured
 

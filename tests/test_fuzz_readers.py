@@ -30,11 +30,9 @@ import contextlib
 import importlib.machinery
 import importlib.util
 import io
-import json
 import os
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 import time
@@ -51,6 +49,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from child_process import run_measured
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -1157,16 +1156,7 @@ def _in_child(code: str, source: bytes, seconds: float, tmp_path: Path) -> dict[
     path = tmp_path / "m" / "1" / "model.py"
     path.parent.mkdir(parents=True)
     path.write_bytes(source)
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", code, str(path)], capture_output=True, text=True,
-            timeout=seconds, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"the child took longer than {seconds:g}s")
-    assert done.returncode == 0, done.stderr[-2000:]
-    measured: dict[str, Any] = json.loads(done.stdout)
-    return measured
+    return run_measured(code, path, seconds, "the child")
 
 
 @pytest.mark.parametrize(
