@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from pbtxt_lint.artifacts.signature import ArtifactError, Signature
 from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.triton.autofill import DEFAULT_FILENAMES
+from pbtxt_lint.triton.autofill import DEFAULT_FILENAMES, on_python_runtime
 from pbtxt_lint.triton.versions import select_versions
 
 if TYPE_CHECKING:
@@ -77,16 +77,10 @@ DIRECTORY_ENTRY: Mapping[str, str] = {"onnx": "model.onnx", "savedmodel": "saved
 
 def artifact_format(config: ModelConfig) -> str | None:
     """The artifact format of a completed config; None for ensembles and custom backends."""
-    if _python_runtime(config):
+    if on_python_runtime(config):
         # It opens default_model_filename first: a .pt file with torch.jit.load.
         return "torchscript" if config.default_model_filename.endswith(".pt") else None
     return FORMAT_OF_PLATFORM.get(config.platform) or FORMAT_OF_BACKEND.get(config.backend)
-
-
-def _python_runtime(config: ModelConfig) -> bool:
-    """A pytorch model on the Python-based runtime: with no default_model_filename it
-    loads model.py (else model.pt) itself, so there is no single file to expect."""
-    return config.backend == "pytorch" and config.runtime == "model.py"
 
 
 class ArtifactState(enum.Enum):
@@ -155,7 +149,7 @@ class ModelArtifacts:
         config = self.config
         if config is None:
             return None
-        if _python_runtime(config):
+        if on_python_runtime(config):  # no single file to expect without a name
             return config.default_model_filename or None
         return (
             config.default_model_filename

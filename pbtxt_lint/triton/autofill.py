@@ -17,6 +17,12 @@ from pbtxt_lint.targets import Release, fills_python_runtime_filename, newer_nam
 ENSEMBLE_PLATFORM = "ensemble"
 
 
+def on_python_runtime(config: ModelConfig) -> bool:
+    """A pytorch model on the Python-based runtime (`runtime: "model.py"`), which finds
+    its own file (model.py, else model.pt) when default_model_filename is empty."""
+    return config.backend == "pytorch" and config.runtime == "model.py"
+
+
 def is_ensemble(config: ModelConfig) -> bool:
     """Triton treats a model as an ensemble by its platform or its ensemble_scheduling
     (and skips instance groups, warmup and batching checks for it)."""
@@ -187,7 +193,7 @@ def _complete_backend_fields(
     if config.backend == "pytorch":
         # The Python-based runtime finds model.py (else model.pt) itself when the file
         # name is left empty (targets.PYTHON_RUNTIME_FILLS_MODEL_PT).
-        fill = config.runtime != "model.py" or fills_python_runtime_filename(release)
+        fill = not on_python_runtime(config) or fills_python_runtime_filename(release)
         if not config.platform:
             config.platform = "pytorch_libtorch"
             if fill:
