@@ -52,13 +52,10 @@ class ConfigError(Exception):
 
 
 def known_rules() -> tuple[Rule, ...]:
-    """Every rule, including the meta rules (PL015, PL016) until the registry lists them."""
-    from pbtxt_lint.rules import ALL_RULES
-    from pbtxt_lint.rules.meta import META_RULES
+    """Every rule, in code order."""
+    from pbtxt_lint.rules import ALL_RULES  # the rule modules load when settings need them
 
-    codes = {r.code for r in ALL_RULES}
-    extra = tuple(r for r in META_RULES if r.code not in codes)
-    return tuple(sorted(ALL_RULES + extra, key=lambda r: r.code))
+    return ALL_RULES
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from pbtxt_lint.analysis.context import ModelContext, ModelError, Scope, Workspace
 from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
 from pbtxt_lint.repository.layout import ModelFolder, PathProblem, Repository, Target, discover
-from pbtxt_lint.rules.base import Finding, ModelContext, Rule, Scope
+from pbtxt_lint.rules.base import Finding, Rule, Stage
 from pbtxt_lint.rules.meta import unused_suppression
 from pbtxt_lint.settings import Settings
 
@@ -143,6 +144,10 @@ class _Plan:
             for target in targets
             for name in target.selected
         ]
+        self.workspaces = {
+            id(target.repository): Workspace(target.repository, settings, self.first_error)
+            for target in targets
+        }
         self.codes = {r.code: r.name for r in all_rules}
         self.by_name = {name: code for code, name in self.codes.items()}
         self.active = active
@@ -162,9 +167,38 @@ class _Plan:
             self._runnable[key] = _Runnable(rules, frozenset(r.code for r in rules))
         return self._runnable[key]
 
+    def first_error(self, context: ModelContext) -> ModelError | None:
+        """The first error any rule finds on a model, whatever the selection (an ensemble
+        fails with its composing model whether or not its rule is selected), poll-stage
+        errors first."""
+        found: ModelError | None = None
+        for candidate in known_rules():
+            if (
+                candidate.severity is not Severity.ERROR
+                or candidate.stray != context.model.is_stray
+            ):
+                continue
+            if candidate.needs_config and context.config is None:
+                continue
+            try:
+                findings = list(candidate.check(context))
+            except Exception:  # a crashing rule is reported on that model itself
+                continue
+            first = next(
+                (f for f in findings if (f.severity or Severity.ERROR) is Severity.ERROR), None
+            )
+            if first is None:
+                continue
+            at_poll = candidate.stage in (Stage.PARSE, Stage.POLL)
+            error = ModelError(candidate.code, candidate.name, first.message, at_poll)
+            if at_poll:
+                return error
+            found = found or error
+        return found
+
     def lint_model(self, index: int) -> _Outcome:
         repository, folder = self.work[index]
-        context = ModelContext(folder, repository, self.settings)
+        context = self.workspaces[id(repository)].context(folder)
         internal_errors: list[InternalError] = []
         runnable = self.runnable(context)
         found: list[Diagnostic] = []

@@ -695,8 +695,8 @@ def load_model_config(path: Path) -> tuple[ModelConfig, str]:
     Triton's backend completes it from the model file where pbtxt-lint can emulate that
     (`triton.complete`), else taken as written.
     """
+    from pbtxt_lint.analysis.context import ModelContext
     from pbtxt_lint.repository.layout import classify, load_repository
-    from pbtxt_lint.rules.base import ModelContext
     from pbtxt_lint.settings import Settings
 
     if not path.exists():
@@ -710,7 +710,7 @@ def load_model_config(path: Path) -> tuple[ModelConfig, str]:
         raise RequestSetupError(f"{path}: not a model folder")
     if config_file is not None:
         folder.config_path = config_file
-    context = ModelContext(folder, repository, Settings())
+    context = ModelContext.standalone(folder, repository, Settings())
     written = context.config_file
     if written is not None and written.read_error is not None:
         raise RequestSetupError(f"{written.path}: {written.read_error}")
@@ -718,10 +718,8 @@ def load_model_config(path: Path) -> tuple[ModelConfig, str]:
         raise RequestSetupError(
             f"{written.path} does not parse; `pbtxt-lint check {path}` says why"
         )
-    from pbtxt_lint.triton.complete import complete_config
-
     # What the backend fills in from the model file (inputs, outputs, max_batch_size).
-    config = complete_config(context).config or context.effective or context.config
+    config = context.completed.config or context.effective or context.config
     if config is None or (written is None and not config.input):
         raise RequestSetupError(
             f"{path}: the model has no config.pbtxt (and pbtxt-lint cannot complete one from "

@@ -7,10 +7,11 @@ from pathlib import Path
 from onnx import TensorProto
 from onnx_builders import build_model, write_model
 
-from pbtxt_lint.artifacts.model import READERS, ArtifactState, ModelArtifacts, reader_for
+from pbtxt_lint.analysis.artifacts import ArtifactState, ModelArtifacts
+from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.artifacts.formats import READERS, reader_for
 from pbtxt_lint.linter import lint
 from pbtxt_lint.repository.layout import load_repository
-from pbtxt_lint.rules.base import ModelContext
 from pbtxt_lint.settings import Settings
 
 XY = build_model([("x", TensorProto.FLOAT, ["b", 4])], [("y", TensorProto.FLOAT, ["b", 4])])
@@ -25,7 +26,7 @@ CONFIG = (
 def artifacts(model_dir: Path, settings: Settings | None = None) -> ModelArtifacts:
     repository = load_repository(model_dir.parent, None)
     folder = repository.models[model_dir.name]
-    return ModelContext(folder, repository, settings or Settings()).artifacts
+    return ModelContext.standalone(folder, repository, settings or Settings()).artifacts
 
 
 def model(tmp_path: Path, config: str = CONFIG) -> Path:

@@ -9,18 +9,13 @@ from google.protobuf import text_format
 from onnx import TensorProto
 from onnx_builders import IO, build_model, write_model, write_sequence_input
 
+from pbtxt_lint.analysis.autocomplete import CompletedConfig
+from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.linter import lint
+from pbtxt_lint.report.complete import CommandError, complete_command, init_command
 from pbtxt_lint.repository.layout import load_repository
-from pbtxt_lint.rules.base import ModelContext
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
-from pbtxt_lint.triton.complete import (
-    CommandError,
-    CompletedConfig,
-    complete_command,
-    complete_config,
-    init_command,
-)
 
 FLOAT = TensorProto.FLOAT
 BATCHED: tuple[list[IO], list[IO]] = ([("x", FLOAT, ["batch", 4])], [("y", FLOAT, ["batch", 4])])
@@ -37,8 +32,10 @@ def make(tmp_path: Path, config: str | None, io: tuple[list[IO], list[IO]] = BAT
 
 def completed(model_dir: Path, **settings: bool) -> CompletedConfig:
     repository = load_repository(model_dir.parent, None)
-    context = ModelContext(repository.models[model_dir.name], repository, Settings(**settings))
-    return complete_config(context)
+    context = ModelContext.standalone(
+        repository.models[model_dir.name], repository, Settings(**settings)
+    )
+    return context.completed
 
 
 def io_text(config: ModelConfig) -> list[str]:
@@ -70,7 +67,7 @@ def test_fixed_first_dim_is_not_batchable(tmp_path: Path) -> None:
 
 def test_max_batch_size_on_a_model_that_cannot_batch_fails(tmp_path: Path) -> None:
     result = completed(make(tmp_path, "max_batch_size: 8", FIXED))
-    assert result.error is not None and result.error.triton_id == "R502"
+    assert result.error is not None and result.error.triton_id == "not-batchable"
     assert "model does not support batching" in result.error.message
 
 
@@ -124,14 +121,14 @@ def test_non_tensor_io_fails_auto_complete(tmp_path: Path) -> None:
     model_dir = tmp_path / "repo" / "m"
     write_sequence_input(model_dir / "1" / "model.onnx")
     result = completed(model_dir)
-    assert result.error is not None and result.error.triton_id == "R501"
+    assert result.error is not None and result.error.triton_id == "io-not-a-tensor"
     assert "ONNX_TYPE_SEQUENCE" in result.error.message
 
 
 def test_missing_artifact_is_r500(tmp_path: Path) -> None:
     model_dir = make(tmp_path, 'default_model_filename: "other.onnx"\nbackend: "onnxruntime"')
     result = completed(model_dir)
-    assert result.error is not None and result.error.triton_id == "R500"
+    assert result.error is not None and result.error.triton_id == "model-file-missing"
 
 
 def test_complete_command_prints_what_triton_serves(tmp_path: Path) -> None:

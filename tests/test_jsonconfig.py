@@ -11,6 +11,7 @@ from google.protobuf import json_format
 from hypothesis import HealthCheck, assume, given, settings
 from pbtxt_strategies import configs
 
+from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.cli import cli
 from pbtxt_lint.diagnostics import Span
 from pbtxt_lint.fixes import apply_edits
@@ -22,7 +23,6 @@ from pbtxt_lint.jsonconfig import (
 )
 from pbtxt_lint.repository.layout import ConfigFile, load_repository
 from pbtxt_lint.rules import ALL_RULES
-from pbtxt_lint.rules.base import ModelContext
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.textproto.binder import ProblemKind
@@ -290,7 +290,7 @@ def json_model(tmp_path: Path, document: dict[str, object]) -> ModelContext:
     folder = repository.models["m"]
     folder.config_path = path
     folder._config = ConfigFile(path, parse_json_config(path.read_bytes()))
-    return ModelContext(folder, repository, Settings())
+    return ModelContext.standalone(folder, repository, Settings())
 
 
 def test_rules_run_on_a_json_config_and_point_into_it(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from google.protobuf import text_format
 
+from pbtxt_lint.analysis.context import ModelContext, Workspace
+from pbtxt_lint.analysis.ensemble import describe_model
 from pbtxt_lint.artifacts.python_model import (
     AutoComplete,
     Completed,
@@ -22,19 +24,13 @@ from pbtxt_lint.artifacts.python_model import (
     Unknown,
     read_python_model,
 )
-from pbtxt_lint.ensemble import describe_model
 from pbtxt_lint.linter import lint
+from pbtxt_lint.report.complete import CommandError, complete_command, init_command
 from pbtxt_lint.repository.layout import load_repository
 from pbtxt_lint.rules import artifact_formats
-from pbtxt_lint.rules.base import ModelContext, Rule
+from pbtxt_lint.rules.base import Rule
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
-from pbtxt_lint.triton.complete import (
-    CommandError,
-    complete_command,
-    complete_config,
-    init_command,
-)
 
 RULES = [v for v in vars(artifact_formats).values() if isinstance(v, Rule)]
 EXECUTE = "\n    def execute(self, requests):\n        return []\n"
@@ -218,14 +214,14 @@ def test_add_input_fills_a_listed_tensor_and_sets_decoupled(tmp_path: Path) -> N
         (
             "c.set_max_batch_size(4)\nreturn c",
             "max_batch_size: 8",
-            "R664",
+            "max-batch-size-lowered",
             "configuration specified max_batch_size 8, but in auto-complete-config function "
             "for model 'm' specified max_batch_size 4",
         ),
         (
             "c.set_dynamic_batching()\nreturn c",
             "sequence_batching { }",
-            "R665",
+            "scheduling-conflict",
             "Configuration specified scheduling_choice as 'sequence_batching', but "
             "auto-complete-config function for model 'm' tries to set scheduling_choice as "
             "'dynamic_batching'",
@@ -234,48 +230,48 @@ def test_add_input_fills_a_listed_tensor_and_sets_decoupled(tmp_path: Path) -> N
             'c.add_input({"name": "X", "data_type": "TYPE_FP32", "dims": [1], "shape": [1]})\n'
             "return c",
             "",
-            "R666",
+            "unknown-tensor-property",
             "input 'X' in auto-complete-config function for model 'm' contains property "
             "other than 'name', 'data_type', 'dims' and 'optional'.",
         ),
         (
             'c.add_input({"name": "X", "dims": [1]})\nreturn c',
             "",
-            "R667",
+            "tensor-property-missing",
             "input 'X' in auto-complete-config function for model 'm' is missing "
             "'data_type' property.",
         ),
         (
             'c.add_input({"name": "X", "data_type": "TYPE_FP32", "dims": [1]})\nreturn c',
             'input [ { name: "X" data_type: TYPE_INT32 dims: [ 1 ] } ]',
-            "R668",
+            "tensor-conflict",
             "unable to load model 'm', configuration expects datatype TYPE_INT32 for input "
             "'X', model provides TYPE_FP32",
         ),
         (
             'c.add_output({"name": "Y", "data_type": "TYPE_FP32", "dims": [2]})\nreturn c',
             'output [ { name: "Y" data_type: TYPE_FP32 dims: [ 3 ] } ]',
-            "R669",
+            "tensor-conflict",
             "model 'm', tensor 'Y': the model expects dims [2] but the model configuration "
             "specifies dims [3]",
         ),
         (
             "c.set_model_transaction_policy(dict(decoupled=True))\nreturn c",
             "model_transaction_policy { decoupled: false }",
-            "R670",
+            "transaction-policy",
             "trying to change decoupled property in auto-complete-config for model 'm', "
             "which is already set to 'False'.",
         ),
         (
             "c.set_max_batch_size(8)",
             "",
-            "R663",
+            "invalid-config",
             "auto_complete_config function in model 'm' must return a valid pb.ModelConfig object.",
         ),
         (
             'c.add_input({"name": "X", "data_type": "FP32", "dims": [1]})\nreturn c',
             "",
-            "R663",
+            "invalid-config",
             "auto_complete_config in model 'm' sets data_type 'FP32' for input 'X', which is "
             "not a Triton data type (TYPE_FP32, TYPE_INT64, ...); Triton cannot parse the "
             "completed configuration",
@@ -363,24 +359,24 @@ def make_model(repo: Path, name: str, config_text: str | None, source: str) -> P
 def context_of(folder: Path, auto_complete: bool = True) -> ModelContext:
     repository = load_repository(folder.parent, None)
     settings = Settings(auto_complete=auto_complete)
-    return ModelContext(repository.models[folder.name], repository, settings)
+    return ModelContext.standalone(repository.models[folder.name], repository, settings)
 
 
 def test_complete_config_emulates_python(tmp_path: Path) -> None:
     folder = make_model(tmp_path / "repo", "m", 'backend: "python"\n', LITERAL_MODEL)
-    completed = complete_config(context_of(folder))
+    completed = context_of(folder).completed
     assert completed.error is None and completed.io_known and completed.config is not None
     assert completed.filled == {"input", "output", "max_batch_size", "dynamic_batching"}
     assert list(completed.config.dynamic_batching.preferred_batch_size) == [8]  # core again
-    strict = complete_config(context_of(folder, auto_complete=False))
+    strict = context_of(folder, auto_complete=False).completed
     assert strict.filled == frozenset() and not strict.config.input  # type: ignore[union-attr]
 
 
 def test_complete_config_reports_failures_and_unknowns(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     broken = make_model(repo, "broken", 'backend: "python"\n', "class TritonPythonModel(:\n")
-    result = complete_config(context_of(broken))
-    assert result.error is not None and result.error.triton_id == "R662"
+    result = context_of(broken).completed
+    assert result.error is not None and result.error.triton_id == "stub-import-fails"
     dynamic = make_model(
         repo,
         "dynamic",
@@ -389,7 +385,7 @@ def test_complete_config_reports_failures_and_unknowns(tmp_path: Path) -> None:
         "    def auto_complete_config(c):\n        c.add_input(json.loads(X))\n"
         "        return c\n" + EXECUTE,
     )
-    result = complete_config(context_of(dynamic))
+    result = context_of(dynamic).completed
     assert result.error is None and not result.io_known
     assert result.note is not None and "line 5" in result.note
 
@@ -416,11 +412,11 @@ def test_ensemble_sees_what_auto_complete_adds(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     make_model(repo, "m", 'backend: "python"\n', LITERAL_MODEL)
     repository = load_repository(repo, None)
-    model = describe_model(repository, "m", auto_complete=True)
+    model = describe_model(Workspace(repository, Settings()), "m")
     assert model.completed is not None and model.completed.io_known
     assert [io.name for io in model.completed.config.output] == ["OUT"]
     assert model.completed.config.output[0].data_type == 10  # TYPE_FP16, from model.py
-    unknown = describe_model(repository, "m", auto_complete=False)
+    unknown = describe_model(Workspace(repository, Settings(auto_complete=False)), "m")
     assert unknown.completed is not None and not unknown.completed.config.output
 
 

@@ -145,7 +145,7 @@ class AutoComplete:
             return Unknown("it uses break or continue outside a loop", interpreter.line)
         if returned is not _HANDLE:
             return Refused(
-                "R663",
+                "invalid-config",
                 f"auto_complete_config function in model '{config.name}' must return a "
                 "valid pb.ModelConfig object.",
                 interpreter.line or function.lineno,
@@ -890,7 +890,7 @@ class _Interpreter:
                 raise self.dynamic(node, "set_max_batch_size() gets a non-integer")
             if state["max_batch_size"] > size:
                 raise _ConfigError(
-                    "R664",
+                    "max-batch-size-lowered",
                     f"configuration specified max_batch_size {state['max_batch_size']}, but in "
                     f"auto-complete-config function for model '{self.model}' specified "
                     f"max_batch_size {size}",
@@ -904,7 +904,7 @@ class _Interpreter:
             )
             if found is not None:
                 raise _ConfigError(
-                    "R665",
+                    "scheduling-conflict",
                     f"Configuration specified scheduling_choice as '{found}', but "
                     f"auto-complete-config function for model '{self.model}' tries to set "
                     "scheduling_choice as 'dynamic_batching'",
@@ -923,7 +923,7 @@ class _Interpreter:
                 raise self.dynamic(node, "set_model_transaction_policy() gets a non-dict")
             if any(key != "decoupled" for key in policy):
                 raise _ConfigError(
-                    "R670",
+                    "transaction-policy",
                     "model transaction property in auto-complete-config function for model "
                     f"'{self.model}' contains property other than 'decoupled'.",
                     line,
@@ -933,7 +933,7 @@ class _Interpreter:
             if "decoupled" in policy:
                 if "decoupled" in current and current["decoupled"] != policy["decoupled"]:
                     raise _ConfigError(
-                        "R670",
+                        "transaction-policy",
                         "trying to change decoupled property in auto-complete-config for "
                         f"model '{self.model}', which is already set to "
                         f"'{current['decoupled']}'.",
@@ -952,7 +952,7 @@ class _Interpreter:
         listed = "'name', 'data_type', 'dims' and 'optional'" if kind == "input" else (
             "'name', 'data_type' and 'dims'"
         )  # fmt: skip
-        triton_id = "R666" if kind == "input" else "R669"
+        triton_id = "unknown-tensor-property"
         for key in tensor:
             if key not in valid:
                 name = tensor.get("name")
@@ -964,7 +964,7 @@ class _Interpreter:
                     f"contains property other than {listed}.",
                     line,
                 )
-        missing_id = "R667" if kind == "input" else "R669"
+        missing_id = "tensor-property-missing"
         if "name" not in tensor:
             raise _ConfigError(
                 missing_id,
@@ -980,7 +980,7 @@ class _Interpreter:
                     f"'{model}' is missing '{key}' property.",
                     line,
                 )
-        conflict_id = "R668" if kind == "input" else "R669"
+        conflict_id = "tensor-conflict"
         for current in self.state[kind]:
             self.walk(node, current["name"])  # as_dict() lets the code replace it
             if tensor["name"] != current["name"]:
@@ -1078,7 +1078,7 @@ def _fill_tensor(
         raise _Dynamic(f"an {kind} name is not a string", 0)
     if not isinstance(data_type, str) or data_type not in _TYPE_NAMES:
         raise _ConfigError(
-            "R663",
+            "invalid-config",
             f"auto_complete_config in model '{model}' sets data_type {data_type!r} for "
             f"{kind} '{name}', which is not a Triton data type (TYPE_FP32, TYPE_INT64, ...); "
             "Triton cannot parse the completed configuration",
@@ -1087,7 +1087,7 @@ def _fill_tensor(
         isinstance(d, int) and not isinstance(d, bool) for d in dims
     ):
         raise _ConfigError(
-            "R663",
+            "invalid-config",
             f"auto_complete_config in model '{model}' sets dims {dims!r} for {kind} '{name}', "
             "which is not a list of integers; Triton cannot parse the completed configuration",
         )

@@ -20,8 +20,8 @@ from pbtxt_lint.cli.exit_codes import EXIT_ERRORS
 )
 def complete(model_dir: Path, gpus: int | None) -> None:
     """Print the config Triton would serve for MODEL_DIR (GET /v2/models/<m>/config)."""
+    from pbtxt_lint.report.complete import CommandError, complete_command
     from pbtxt_lint.settings import Settings
-    from pbtxt_lint.triton.complete import CommandError, complete_command
 
     try:
         click.echo(complete_command(model_dir, Settings(gpus=gpus)), nl=False)
@@ -35,7 +35,7 @@ def complete(model_dir: Path, gpus: int | None) -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing config.pbtxt.")
 def init(model_dir: Path, force: bool) -> None:
     """Write a starter config.pbtxt for MODEL_DIR from its model file."""
-    from pbtxt_lint.triton.complete import CommandError, init_command
+    from pbtxt_lint.report.complete import CommandError, init_command
 
     try:
         written = init_command(model_dir, force)

@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.text import Text
 from rich.tree import Tree
 
-from pbtxt_lint.ensemble import Endpoint, EnsembleGraph, Step
+from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Step
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.triton.autofill import is_ensemble
 
@@ -39,9 +39,9 @@ def load_graph(
     model_config_name: str | None = None,
 ) -> EnsembleGraph:
     """The graph of `ensemble` in the repository at (or around) `path`."""
+    from pbtxt_lint.analysis.context import Workspace
+    from pbtxt_lint.analysis.ensemble import build_graph
     from pbtxt_lint.repository.layout import discover
-    from pbtxt_lint.rules.base import ModelContext
-    from pbtxt_lint.rules.ensembles import ensemble_graph
     from pbtxt_lint.settings import Settings
 
     targets, problems = discover([path], model_config_name)
@@ -49,11 +49,12 @@ def load_graph(
         raise EnsembleNotFound(f"{path}: no such file or folder")
     repository = targets[0].repository
     settings = Settings(auto_complete=auto_complete, model_config_name=model_config_name)
+    workspace = Workspace(repository, settings)
 
     def ensembles() -> list[str]:
         found = []
         for name, folder in repository.models.items():
-            config = ModelContext(folder, repository, settings).effective
+            config = workspace.context(folder).effective
             if config is not None and is_ensemble(config):
                 found.append(name)
         return found
@@ -67,12 +68,12 @@ def load_graph(
             f"no model '{ensemble}' in {repository.root}{near}; ensembles there: "
             f"{', '.join(known) or 'none'}"
         )
-    context = ModelContext(folder, repository, settings)
+    context = workspace.context(folder)
     if context.config is None:
         raise EnsembleNotFound(
             f"the config of '{ensemble}' is missing or does not parse; run pbtxt-lint check"
         )
-    graph = ensemble_graph(context)
+    graph = context.shared(build_graph)
     if graph is None:
         raise EnsembleNotFound(
             f"'{ensemble}' is not an ensemble (no ensemble_scheduling); ensembles in "

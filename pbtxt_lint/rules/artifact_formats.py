@@ -27,16 +27,16 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
-from pbtxt_lint.artifacts.model import VersionArtifact
+from pbtxt_lint.analysis.artifacts import VersionArtifact
+from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
 from pbtxt_lint.diagnostics import Severity, Span
-from pbtxt_lint.rules.base import Finding, ModelContext, Scope, Stage, rule
+from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.complete import complete_config
 
 if TYPE_CHECKING:  # the readers' modules load with the first file of their format
     from pbtxt_lint.artifacts.openvino import OpenVinoSignature
@@ -1166,7 +1166,7 @@ def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
     for artifact, signature in _python(context):
         if not signature.parsed:
             continue
-        completed = complete_config(context, artifact.version)
+        completed = context.completed_for(artifact.version)
         config = completed.config
         if config is None or completed.error is not None or not completed.io_known:
             continue

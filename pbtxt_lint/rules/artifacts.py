@@ -20,10 +20,20 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
-from pbtxt_lint.artifacts.model import ArtifactState, VersionArtifact
+from pbtxt_lint.analysis.artifacts import ArtifactState, VersionArtifact
+from pbtxt_lint.analysis.autocomplete import (
+    COMPLETERS,
+    DEFAULT_MAX_BATCH_SIZE,
+    CompletedConfig,
+    graph_inputs,
+    not_batchable,
+    ort_io_type,
+    ort_shape,
+)
+from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
 from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, ModelContext, Scope, Stage, rule
+from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import (
@@ -34,16 +44,6 @@ from pbtxt_lint.schema.model_config_pb2 import (
 )
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.complete import (
-    COMPLETERS,
-    DEFAULT_MAX_BATCH_SIZE,
-    CompletedConfig,
-    complete_config,
-    graph_inputs,
-    not_batchable,
-    ort_io_type,
-    ort_shape,
-)
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 LOAD = Stage.LOAD
@@ -130,7 +130,7 @@ def _find_views(context: ModelContext) -> list[_View]:
         signature = artifact.signature
         if signature is None or signature.format != "onnx":
             continue
-        completed = complete_config(context, artifact.version)
+        completed = context.completed_for(artifact.version)
         if completed.config is None or completed.error is not None:
             continue
         views.append(_View(artifact, signature, completed, completed.config))
@@ -599,7 +599,7 @@ def _completion_errors(context: ModelContext, triton_id: str) -> Iterator[Comple
     for artifact in _readable(context):
         if artifact.signature is None:
             continue
-        completed = complete_config(context, artifact.version)
+        completed = context.completed_for(artifact.version)
         if completed.error is not None and completed.error.triton_id == triton_id:
             yield completed
 
@@ -648,7 +648,7 @@ def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
             "first dim (torch.onnx.export(..., dynamic_axes={name: {0: 'batch'}}))",
         )
 
-    failed = _completion_errors(context, "R502")
+    failed = _completion_errors(context, "not-batchable")
     yield from _merge_versions(context, ((c.version or 0, describe(c)) for c in failed))
 
 

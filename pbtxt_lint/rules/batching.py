@@ -14,9 +14,10 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
+from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.fs import FsError, is_inside, read_text_file
-from pbtxt_lint.rules.base import Finding, ModelContext, Stage, rule
+from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.datatypes import byte_size
 from pbtxt_lint.schema.model_config_pb2 import (

@@ -11,52 +11,26 @@ which `pbtxt-lint graph <ensemble>` draws.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
+from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Edit, Fix, Severity
-from pbtxt_lint.repository.layout import Repository
-from pbtxt_lint.rules.base import Check, Finding, ModelContext, Rule, Scope, Stage, rule
+from pbtxt_lint.rules.base import Check, Finding, Stage, rule
 from pbtxt_lint.textproto.sourcemap import FieldPath
 from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, is_ensemble
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
-    from pbtxt_lint.ensemble import EnsembleGraph
+    from pbtxt_lint.analysis.ensemble import EnsembleGraph
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-_POLL_STAGES = (Stage.PARSE, Stage.POLL)
-# Models whose own errors are being collected (composing-model-fails), so that
-# ensembles that contain each other do not recurse forever.
-_CHECKING: ContextVar[frozenset[str]] = ContextVar("_CHECKING", default=frozenset())
-# First errors of composing models, shared by the ensembles of one repository.
-_OWN_ERRORS: ContextVar[tuple[Repository, dict[str, tuple[Rule, Finding] | None]] | None] = (
-    ContextVar("_OWN_ERRORS", default=None)
-)
 
 
 def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
     """The data-flow graph of this model if it declares ensemble scheduling (built once
     per model, for all the rules that read it)."""
-    return context.shared(_build_graph)
+    from pbtxt_lint.analysis.ensemble import build_graph  # loads with the first ensemble
 
-
-def _build_graph(context: ModelContext) -> EnsembleGraph | None:
-    from pbtxt_lint.ensemble import build_graph
-
-    config = context.effective
-    graph = None
-    if config is not None and config.HasField("ensemble_scheduling"):
-        parsed = context.parsed
-        graph = build_graph(
-            context.model.name,
-            config,
-            context.repository,
-            auto_complete=not context.strict,
-            source_map=parsed.source_map if parsed else None,
-            config_only=context.settings.config_only,
-            release=context.settings.target,
-        )
-    return graph
+    return context.shared(build_graph)
 
 
 def _pointer(context: ModelContext) -> str:
@@ -528,40 +502,6 @@ depends_on_ensemble_cycle = rule(
 )(_graph_issues("depends-on-ensemble-cycle"))
 
 
-def _own_error(context: ModelContext) -> tuple[Rule, Finding] | None:
-    """The first error pbtxt-lint finds on a model, poll-time errors first (memoised)."""
-    memo = _OWN_ERRORS.get()
-    if memo is None or memo[0] is not context.repository:
-        memo = (context.repository, {})
-        _OWN_ERRORS.set(memo)
-    name = context.model.name
-    if name not in memo[1]:
-        memo[1][name] = _first_error(context)
-    return memo[1][name]
-
-
-def _first_error(context: ModelContext) -> tuple[Rule, Finding] | None:
-    from pbtxt_lint.rules import ALL_RULES  # the registry imports this module
-
-    found: tuple[Rule, Finding] | None = None
-    for candidate in ALL_RULES:
-        if candidate.severity is not ERROR or candidate.stray != context.model.is_stray:
-            continue
-        if candidate.needs_config and context.config is None:
-            continue
-        try:
-            findings = list(candidate.run(context))
-        except Exception:  # a crashing rule is reported on that model itself
-            continue
-        first = next((f for f in findings if (f.severity or ERROR) is ERROR), None)
-        if first is None:
-            continue
-        if candidate.stage in _POLL_STAGES:
-            return candidate, first
-        found = found or (candidate, first)
-    return found
-
-
 @rule(
     "PL516",
     "composing-model-fails",
@@ -587,24 +527,19 @@ def composing_model_fails(context: ModelContext) -> Iterator[Finding]:
     graph = ensemble_graph(context)
     if graph is None:
         return
-    checking = _CHECKING.get() | {context.model.name}
-    token = _CHECKING.set(checking)
-    try:
+    workspace = context.workspace
+    with workspace.checking(context):
         seen: set[str] = set()
         for step in graph.steps:
             model = step.model
             cyclic = any("cycle" in problem for problem in step.problems)
-            if model is None or model.folder is None or cyclic or model.name in seen:
+            if model is None or model.context is None or cyclic or model.name in seen:
                 continue
             seen.add(model.name)
-            if model.name in checking:
-                continue
-            composing = ModelContext(model.folder, context.repository, context.settings)
-            error = _own_error(composing)
+            error = workspace.first_error(model.context)
             if error is None:
                 continue
-            failing, finding = error
-            at_poll = failing.stage in _POLL_STAGES
+            at_poll = error.at_poll
             when = (
                 "Triton refuses it when it reads the repository, so this ensemble "
                 "cannot load either"
@@ -614,13 +549,11 @@ def composing_model_fails(context: ModelContext) -> Iterator[Finding]:
             yield _finding(
                 context,
                 f"{step.label}: model `{model.name}` has an error of its own "
-                f"({failing.code} {failing.name}: {finding.message}); {when}",
+                f"({error.code} {error.name}: {error.message}); {when}",
                 step.path + ("model_name",),
                 f"fix `{model.name}` first (run pbtxt-lint on it)",
                 severity=None if at_poll else INFO,
             )
-    finally:
-        _CHECKING.reset(token)
 
 
 def _version_fix(context: ModelContext, at: FieldPath | None) -> Fix | None:

@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, ModelContext, Stage, rule
+from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.instances import (
     GPU,
     INT32_MAX,
@@ -208,9 +209,7 @@ def _warmup_inputs(context: ModelContext) -> Sequence[ModelInput] | None:
     effective = context.effective
     if effective is None or not effective.model_warmup:
         return None
-    from pbtxt_lint.triton.complete import complete_config
-
-    config = complete_config(context).config or effective
+    config = context.completed.config or effective
     if not config.input and not context.strict:
         return None
     return list(config.input)

@@ -15,8 +15,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, ModelContext, Stage, rule
+from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
 from pbtxt_lint.textproto.sourcemap import FieldPath

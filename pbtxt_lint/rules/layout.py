@@ -8,30 +8,27 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Edit, Fix, Severity
-from pbtxt_lint.rules.base import Finding, ModelContext, Stage, rule
+from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.targets import newer_name
 from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.triton.autofill import (
-    DEFAULT_FILENAMES,
-    ENSEMBLE_PLATFORM,
-    KNOWN_BACKENDS,
-    PLATFORMS_OF_BACKEND,
-)
+from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
+from pbtxt_lint.triton.backends import BACKENDS, PLATFORMS
 from pbtxt_lint.triton.versions import SPECIAL_FOLDERS
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-AUTOCOMPLETING_BACKENDS = ("onnxruntime", "tensorrt", "openvino", "python", "tensorflow", "dali")
-KNOWN_PLATFORMS = (
-    "tensorrt_plan",
-    "onnxruntime_onnx",
-    "pytorch_libtorch",
-    "torch_aoti",
-    "tensorflow_savedmodel",
-    "tensorflow_graphdef",
-    ENSEMBLE_PLATFORM,
+KNOWN_BACKENDS = tuple(BACKENDS)
+AUTOCOMPLETING_BACKENDS = tuple(
+    b.name for b in BACKENDS.values() if b.fills_empty_io or b.completes_in_model_py
 )
-ARTIFACT_NAMES = tuple(sorted(set(DEFAULT_FILENAMES.values())))
+KNOWN_PLATFORMS = (*PLATFORMS, ENSEMBLE_PLATFORM)
+ARTIFACT_NAMES = tuple(
+    sorted(
+        {p.default_filename for p in PLATFORMS.values()}
+        | {b.default_filename for b in BACKENDS.values() if b.default_filename}
+    )
+)
 
 
 @rule(
@@ -329,7 +326,8 @@ def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
     effective = context.effective
     if effective is None:
         return
-    allowed = PLATFORMS_OF_BACKEND.get(effective.backend)
+    entry = BACKENDS.get(effective.backend)
+    allowed = entry.platforms if entry and entry.platforms else None
     target = context.settings.target
     allowed = allowed and tuple(p for p in allowed if newer_name(p, target) is None)
     if not allowed or effective.platform in allowed:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Check, Finding, ModelContext, Stage, rule
+from pbtxt_lint.rules.base import Check, Finding, Stage, rule
 from pbtxt_lint.textproto.binder import ProblemKind
 
 ERROR = Severity.ERROR

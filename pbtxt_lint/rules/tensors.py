@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 from google.protobuf.descriptor import EnumDescriptor
 
+from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, ModelContext, Stage, rule
+from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.schema import DATA_TYPE_DESCRIPTOR, ModelConfig
 from pbtxt_lint.schema.datatypes import DATA_TYPES
 from pbtxt_lint.schema.model_config_pb2 import (

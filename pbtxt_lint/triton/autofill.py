@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.targets import Release, fills_python_runtime_filename, newer_name
+from pbtxt_lint.triton.backends import PLATFORMS
 
 ENSEMBLE_PLATFORM = "ensemble"
 
@@ -27,44 +28,6 @@ def is_ensemble(config: ModelConfig) -> bool:
     """Triton treats a model as an ensemble by its platform or its ensemble_scheduling
     (and skips instance groups, warmup and batching checks for it)."""
     return config.platform == ENSEMBLE_PLATFORM or config.HasField("ensemble_scheduling")
-
-
-# backend -> the platforms Triton accepts with it (ValidateModelConfig's pair check).
-PLATFORMS_OF_BACKEND: Mapping[str, tuple[str, ...]] = {
-    "tensorflow": ("tensorflow_graphdef", "tensorflow_savedmodel"),
-    "tensorrt": ("tensorrt_plan",),
-    "onnxruntime": ("onnxruntime_onnx",),
-    "pytorch": ("pytorch_libtorch", "torch_aoti"),
-}
-
-# Default artifact name per backend (and per platform where a backend has several).
-DEFAULT_FILENAMES: Mapping[str, str] = {
-    "tensorflow_savedmodel": "model.savedmodel",
-    "tensorflow_graphdef": "model.graphdef",
-    "tensorrt": "model.plan",
-    "onnxruntime": "model.onnx",
-    "openvino": "model.xml",
-    "pytorch_libtorch": "model.pt",
-    "torch_aoti": "model.pt2",
-    "python": "model.py",
-}
-
-# Backends shipped in NGC Triton images (or common ones); others are custom.
-KNOWN_BACKENDS = (
-    "onnxruntime",
-    "tensorrt",
-    "pytorch",
-    "tensorflow",
-    "openvino",
-    "python",
-    "dali",
-    "fil",
-    "identity",
-    "repeat",
-    "square",
-    "tensorrtllm",
-    "vllm",
-)
 
 
 @dataclass(frozen=True)
@@ -136,7 +99,7 @@ def _complete_backend_fields(
     if config.platform in ("tensorflow_savedmodel", "tensorflow_graphdef"):
         config.backend = config.backend or "tensorflow"
         config.default_model_filename = (
-            config.default_model_filename or DEFAULT_FILENAMES[config.platform]
+            config.default_model_filename or PLATFORMS[config.platform].default_filename
         )
         return None
 

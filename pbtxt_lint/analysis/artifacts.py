@@ -4,83 +4,34 @@ Triton's backend opens `<model>/<version>/<default_model_filename>` (the backend
 default name when the field is empty; the ONNX Runtime backend takes `<dir>/model.onnx`
 when that path is a folder). Rules ask `context.artifacts` for these files instead of
 walking folders themselves, so every rule sees the same path, the same signature and
-the same `--config-only` switch.
-
-Adding a format: write a reader `(path, model_dir) -> Signature` that raises
-`ArtifactError` (kinds in `signature.py`), register it in `READERS`, and map the
-backend or platform to the format in `FORMAT_OF_BACKEND`/`FORMAT_OF_PLATFORM`. Readers
-are imported when a file of their format is first read: most runs read one format or
-none, and together they cost a tenth of a one-file run's start-up.
+the same `--config-only` switch. Formats and readers: `pbtxt_lint.artifacts.formats`.
 """
 
 from __future__ import annotations
 
 import enum
-import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pbtxt_lint.artifacts.formats import (
+    DIRECTORY_ENTRY,
+    READERS,
+    Reader,
+    artifact_format,
+    reader_for,
+)
 from pbtxt_lint.artifacts.signature import ArtifactError, Signature
 from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.triton.autofill import DEFAULT_FILENAMES, on_python_runtime
+from pbtxt_lint.triton.autofill import on_python_runtime
+from pbtxt_lint.triton.backends import default_filename
 from pbtxt_lint.triton.versions import select_versions
 
 if TYPE_CHECKING:
-    from pbtxt_lint.rules.base import ModelContext
-
-Reader = Callable[[Path, Path], Signature]
-"""`reader(artifact_path, model_dir)`: the signature, or raises `ArtifactError`."""
-
-READERS: Mapping[str, tuple[str, str]] = {
-    "onnx": ("onnx", "read_onnx"),
-    "plan": ("tensorrt", "read_plan"),
-    "torchscript": ("torchscript", "read_torchscript"),
-    "openvino": ("openvino", "read_openvino"),
-    "savedmodel": ("savedmodel", "read_savedmodel"),
-    "python": ("python_model", "read_python_model"),
-}
-"""Artifact format -> (module in pbtxt_lint.artifacts, reader function). Formats without
-a reader are located but never read."""
-
-
-def reader_for(fmt: str) -> Reader | None:
-    """The reader of `fmt` (its module imported on first use), None if there is none."""
-    if fmt not in READERS:
-        return None
-    module, function = READERS[fmt]
-    reader: Reader = getattr(importlib.import_module(f"pbtxt_lint.artifacts.{module}"), function)
-    return reader
-
-
-FORMAT_OF_PLATFORM: Mapping[str, str] = {
-    "pytorch_libtorch": "torchscript",
-    "torch_aoti": "pt2",
-    "tensorflow_savedmodel": "savedmodel",
-    "tensorflow_graphdef": "graphdef",
-}
-"""Platforms that decide the format on their own (a backend with several formats)."""
-
-FORMAT_OF_BACKEND: Mapping[str, str] = {
-    "onnxruntime": "onnx",
-    "tensorrt": "plan",
-    "openvino": "openvino",
-    "python": "python",
-}
-
-DIRECTORY_ENTRY: Mapping[str, str] = {"onnx": "model.onnx", "savedmodel": "saved_model.pb"}
-"""Formats whose artifact may be a folder, and the file the backend then opens in it."""
-
-
-def artifact_format(config: ModelConfig) -> str | None:
-    """The artifact format of a completed config; None for ensembles and custom backends."""
-    if on_python_runtime(config):
-        # It opens default_model_filename first: a .pt file with torch.jit.load.
-        return "torchscript" if config.default_model_filename.endswith(".pt") else None
-    return FORMAT_OF_PLATFORM.get(config.platform) or FORMAT_OF_BACKEND.get(config.backend)
+    from pbtxt_lint.analysis.context import ModelContext
 
 
 class ArtifactState(enum.Enum):
@@ -151,11 +102,7 @@ class ModelArtifacts:
             return None
         if on_python_runtime(config):  # no single file to expect without a name
             return config.default_model_filename or None
-        return (
-            config.default_model_filename
-            or DEFAULT_FILENAMES.get(config.platform)
-            or DEFAULT_FILENAMES.get(config.backend)
-        )
+        return config.default_model_filename or default_filename(config.platform, config.backend)
 
     @cached_property
     def enabled(self) -> bool:

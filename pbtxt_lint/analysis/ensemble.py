@@ -23,36 +23,31 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from pbtxt_lint.analysis.autocomplete import COMPLETERS
+from pbtxt_lint.analysis.context import ModelContext, Workspace
+from pbtxt_lint.artifacts.formats import artifact_format
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.fs import FsError, read_text_file
 from pbtxt_lint.repository.layout import ModelFolder, Repository
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
-from pbtxt_lint.targets import Release
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key, SourceMap
-from pbtxt_lint.triton.autofill import core_autofill, is_ensemble
-from pbtxt_lint.triton.versions import scan_version_folders, select_versions
+from pbtxt_lint.triton.autofill import is_ensemble
+from pbtxt_lint.triton.backends import BACKENDS
+from pbtxt_lint.triton.versions import scan_version_folders
 
 T = TypeVar("T", bound=Hashable)
 WILDCARD = -1
 LATEST = -1  # model_version: -1 means "whichever version is loaded"
 _AUTO_COMPLETE_METHOD = re.compile(rb"def\s+auto_complete_config\s*\(")
-# Backends that fill a config's inputs and outputs from the model file, and only when
-# the config lists none of them (catalog section 3); the second set may also raise
-# max_batch_size from 0.
-_FILL_EMPTY_IO = frozenset({"onnxruntime", "tensorrt", "openvino", "tensorflow", "dali"})
-_FILL_BATCH_SIZE = frozenset({"tensorrt", "openvino", "tensorflow", "dali"})
-# Python-based backends whose model.py completes the config (vLLM adds its inputs and
-# outputs and makes the model decoupled).
-_SELF_COMPLETING_BACKENDS = frozenset({"vllm"})
 
 
 # --------------------------------------------------------------------------- models
 
 
 @dataclass(frozen=True)
-class CompletedConfig:
+class ComposingConfig:
     """A model's config as an ensemble sees it once the model has loaded.
 
     `io_known` is False where a backend would still add inputs or outputs (or change
@@ -67,80 +62,66 @@ class CompletedConfig:
     reason: str = ""
 
 
-def completed_config(
-    folder: ModelFolder,
-    effective: ModelConfig,
-    auto_complete: bool,
-    config_only: bool = False,
-    release: Release | None = None,
-) -> CompletedConfig:
+def composing_config(context: ModelContext, effective: ModelConfig) -> ComposingConfig:
     """The config an ensemble step sees once the backend has auto-completed it.
 
     `effective` is the config after Triton's core auto-fill. Backends whose
     auto-complete pbtxt-lint emulates (ONNX Runtime from the graph, Python from a
-    literal `auto_complete_config`) are completed by `triton.complete.complete_config`
-    from the model file; for the others, inputs and outputs a backend would still fill
-    are declared unknown (`io_known=False`) rather than guessed. `config_only` is
-    `--config-only`: model files are then not read (except model.py, which decides
-    whether a Python model completes itself). `release` is the targeted Triton release.
+    literal `auto_complete_config`) are completed from the model file
+    (`context.completed`); for the others, inputs and outputs a backend would still
+    fill are declared unknown (`io_known=False`) rather than guessed. With
+    `--config-only`, model files are not read, except model.py, which decides whether
+    a Python model completes itself.
     """
-    if not auto_complete:
-        return CompletedConfig(effective)
+    settings = context.settings
+    if not settings.auto_complete:
+        return ComposingConfig(effective)
     backend = effective.backend
-    if backend in _SELF_COMPLETING_BACKENDS:
-        return CompletedConfig(
+    entry = BACKENDS.get(backend)
+    if entry is not None and entry.completes_itself:
+        return ComposingConfig(
             effective, io_known=False, batching_known=False,
             reason=f"the {backend} backend fills in its own inputs and outputs when the "
             "model loads",
         )  # fmt: skip
-    # Imported here: rules.base imports the rules package, which imports this module.
-    from pbtxt_lint.artifacts.model import artifact_format
-    from pbtxt_lint.rules.base import ModelContext
-    from pbtxt_lint.settings import Settings
-    from pbtxt_lint.triton.complete import COMPLETERS, complete_config
-
     fmt = artifact_format(effective)
-    if fmt in COMPLETERS and not (config_only and backend == "python"):
-        repository = Repository(folder.repository, {folder.name: folder})
-        settings = Settings(config_only=config_only, target=release)
-        context = ModelContext(folder, repository, settings)
+    if fmt in COMPLETERS and not (settings.config_only and backend == "python"):
         if not context.selection.versions:
-            return CompletedConfig(effective)  # it does not load at all (reported on its own)
-        completed = complete_config(context)
+            return ComposingConfig(effective)  # it does not load at all (reported on its own)
+        completed = context.completed
         if completed.error is not None:
-            return CompletedConfig(
+            return ComposingConfig(
                 effective, io_known=False, batching_known=False,
                 reason=f"its backend fails to auto-complete it ({completed.error.message})",
             )  # fmt: skip
         if completed.config is None or not completed.io_known:
-            return CompletedConfig(
+            return ComposingConfig(
                 completed.config or effective, io_known=False, batching_known=False,
                 reason=completed.note or "what its backend fills in is unknown",
             )  # fmt: skip
-        return CompletedConfig(completed.config)
-    if backend == "python" and _python_completes_itself(folder, effective):
-        return CompletedConfig(
+        return ComposingConfig(completed.config)
+    if backend == "python" and _python_completes_itself(context, effective):
+        return ComposingConfig(
             effective, io_known=False, batching_known=False,
             reason=f"its {effective.default_model_filename} defines auto_complete_config, which "
             "can add inputs and outputs and change max_batch_size when the model loads",
         )  # fmt: skip
-    if backend in _FILL_EMPTY_IO and (not effective.input or not effective.output):
+    if entry is not None and entry.fills_empty_io and (not effective.input or not effective.output):
         missing = "inputs" if not effective.input else "outputs"
-        return CompletedConfig(
+        return ComposingConfig(
             effective, io_known=False, batching_known=False,
             reason=f"the config lists no {missing}, so the {backend} backend reads them from "
             "the model file when the model loads",
         )  # fmt: skip
-    if backend in _FILL_BATCH_SIZE and effective.max_batch_size == 0:
-        return CompletedConfig(effective, batching_known=False)
-    return CompletedConfig(effective)
+    if entry is not None and entry.fills_max_batch_size and effective.max_batch_size == 0:
+        return ComposingConfig(effective, batching_known=False)
+    return ComposingConfig(effective)
 
 
-def _python_completes_itself(folder: ModelFolder, config: ModelConfig) -> bool:
+def _python_completes_itself(context: ModelContext, config: ModelConfig) -> bool:
     """Does a version's model file define `auto_complete_config` (run at load)?"""
-    scan = scan_version_folders(folder.subfolders)
-    versions = select_versions(config, [v.version for v in scan.versions]).versions
-    for version in versions:
+    folder = context.model
+    for version in context.selection.versions:
         path = folder.path / str(version) / (config.default_model_filename or "model.py")
         try:
             source = read_text_file(folder.repository, path)
@@ -156,14 +137,18 @@ class ComposingModel:
     """A model named by a step, as far as the ensemble checks need it."""
 
     name: str
-    folder: ModelFolder | None  # None: no such folder in the repository
-    completed: CompletedConfig | None = None  # None: its config cannot be read
+    context: ModelContext | None  # None: no such folder in the repository
+    completed: ComposingConfig | None = None  # None: its config cannot be read
     versions: tuple[int, ...] = ()  # the versions Triton would load
     decoupled: bool = False  # for an ensemble, the value Triton computes from its steps
 
     @property
+    def folder(self) -> ModelFolder | None:
+        return self.context.model if self.context is not None else None
+
+    @property
     def exists(self) -> bool:
-        return self.folder is not None
+        return self.context is not None
 
     @property
     def config(self) -> ModelConfig | None:
@@ -183,43 +168,31 @@ def written_config(folder: ModelFolder, auto_complete: bool) -> ModelConfig | No
 
 
 def describe_model(
-    repository: Repository,
-    name: str,
-    auto_complete: bool,
-    visiting: frozenset[str] = frozenset(),
-    config_only: bool = False,
-    release: Release | None = None,
+    workspace: Workspace, name: str, visiting: frozenset[str] = frozenset()
 ) -> ComposingModel:
-    """What Triton `release` (None: the newest) would know about model `name` when an
-    ensemble refers to it."""
-    folder = repository.model(name)
-    if folder is None:
+    """What Triton would know about model `name` when an ensemble refers to it."""
+    context = workspace.model(name)
+    if context is None:
         return ComposingModel(name, None)
-    written = written_config(folder, auto_complete)
-    if written is None:
-        return ComposingModel(name, folder)
-    filled = core_autofill(name, written, folder.first_subfolder_contents(), release)
-    if filled.error is not None:
-        return ComposingModel(name, folder)
-    scan = scan_version_folders(folder.subfolders)
-    versions = select_versions(filled.config, [v.version for v in scan.versions]).versions
-    config = filled.config
+    auto_complete = workspace.settings.auto_complete
+    config = context.effective
+    if written_config(context.model, auto_complete) is None or config is None:
+        return ComposingModel(name, context)
+    versions = context.selection.versions
     if is_ensemble(config):
         # Triton overwrites an ensemble's decoupled flag: true if any step is decoupled.
         inner = visiting | {name}
         decoupled = any(
-            describe_model(
-                repository, step.model_name, auto_complete, inner, config_only, release
-            ).decoupled
+            describe_model(workspace, step.model_name, inner).decoupled
             for step in config.ensemble_scheduling.step
             if step.model_name and step.model_name not in inner
         )
-        completed = completed_config(folder, config, auto_complete, config_only, release)
+        completed = composing_config(context, config)
     else:
         # A Python model's auto_complete_config may make it decoupled.
-        completed = completed_config(folder, config, auto_complete, config_only, release)
+        completed = composing_config(context, config)
         decoupled = completed.config.model_transaction_policy.decoupled
-    return ComposingModel(name, folder, completed, versions, decoupled)
+    return ComposingModel(name, context, completed, versions, decoupled)
 
 
 # --------------------------------------------------------------------------- graph
@@ -423,28 +396,24 @@ class EnsembleGraph:
         return [issue for issue in self.issues if issue.kind == kind]
 
 
-def build_graph(
-    name: str,
-    config: ModelConfig,
-    repository: Repository,
-    *,
-    auto_complete: bool = True,
-    source_map: SourceMap | None = None,
-    config_only: bool = False,
-    release: Release | None = None,
-) -> EnsembleGraph:
-    """The graph of ensemble `name` (its completed config) with every issue found."""
+def build_graph(context: ModelContext) -> EnsembleGraph | None:
+    """The graph of the context's model, if it declares ensemble scheduling, with every
+    issue found."""
+    config = context.effective
+    if config is None or not config.HasField("ensemble_scheduling"):
+        return None
+    workspace = context.workspace
     models: dict[str, ComposingModel] = {}
 
     def resolve(model_name: str) -> ComposingModel:
         if model_name not in models:
-            models[model_name] = describe_model(
-                repository, model_name, auto_complete, config_only=config_only, release=release
-            )
+            models[model_name] = describe_model(workspace, model_name)
         return models[model_name]
 
-    graph = _assemble(name, config, resolve, source_map)
-    _Analysis(graph, repository, auto_complete).run()
+    parsed = context.parsed
+    source_map = parsed.source_map if parsed else None
+    graph = _assemble(context.model.name, config, resolve, source_map)
+    _Analysis(graph, context.repository, workspace.settings.auto_complete).run()
     return graph
 
 

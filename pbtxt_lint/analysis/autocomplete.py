@@ -1,4 +1,4 @@
-"""What a backend's auto-complete adds to the config before Triton validates it (S9).
+"""What a backend's auto-complete adds to the config before Triton validates it.
 
 With auto-complete on (Triton's default), the ONNX Runtime backend opens the model
 when the config lacks inputs or outputs and fills `max_batch_size`, `dynamic_batching`,
@@ -8,38 +8,28 @@ core then normalises again. Every later check (the backend's own I/O validation,
 core's, the ensemble checks) sees the completed config, so the linter must judge that
 config rather than the file as written.
 
-`complete_config` is the entry point for rules and other checks; `complete_command`
-and `init_command` back the `pbtxt-lint complete` and `pbtxt-lint init` commands.
+`complete_config` computes it; checks read it as `context.completed` (or
+`context.completed_for(version)`), so it is computed once per model.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from pbtxt_lint.artifacts.model import ArtifactState, ModelArtifacts, artifact_format
+from pbtxt_lint.analysis.artifacts import ArtifactState, ModelArtifacts
+from pbtxt_lint.artifacts.formats import artifact_format
 from pbtxt_lint.artifacts.signature import Signature, TensorSpec
 from pbtxt_lint.schema import DataType, ModelConfig
-from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelInstanceGroup, ModelOutput
-from pbtxt_lint.settings import Settings
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, core_autofill
+from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
+from pbtxt_lint.triton.autofill import core_autofill
 
 if TYPE_CHECKING:
-    from pbtxt_lint.rules.base import ModelContext
+    from pbtxt_lint.analysis.context import ModelContext
 
 DEFAULT_MAX_BATCH_SIZE = 4
 """ONNX Runtime's `--backend-config=onnxruntime,default-max-batch-size` default."""
-
-CPU_COUNT_TWO = ("onnxruntime", "tensorflow")
-"""Backends whose default KIND_CPU instance count is 2 (1 elsewhere)."""
-
-
-class CommandError(Exception):
-    """`complete`/`init` cannot do what was asked; the message is for the user."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +37,9 @@ class CompletionError:
     """The backend's auto-complete fails: Triton does not load the model."""
 
     triton_id: str
-    """The catalogue id (triton-rules.md): R500, R501, R502, or "artifact" (unreadable)."""
+    """Which failure: "model-file-missing", "io-not-a-tensor", "not-batchable",
+    "stub-import-fails" (model.py does not import), the Python emulator's ids
+    (`artifacts.python_model.Refused`), or "artifact" (the file is unreadable)."""
     message: str
     """Triton's message, with the names filled in."""
 
@@ -137,7 +129,7 @@ def complete_onnx(
         if not spec.is_tensor:
             raise CompletionFailed(
                 CompletionError(
-                    "R501",
+                    "io-not-a-tensor",
                     f"Unsupported ONNX Type '{ort_io_type(spec)}' for I/O '{spec.name}', "
                     "expected 'ONNX_TYPE_TENSOR'.",
                 )
@@ -155,7 +147,7 @@ def complete_onnx(
     elif completed.max_batch_size != 0:
         raise CompletionFailed(
             CompletionError(
-                "R502",
+                "not-batchable",
                 f"autofill failed for model '{config.name}': model does not support batching "
                 "while non-zero max_batch_size is specified",
             )
@@ -206,7 +198,7 @@ def complete_python(
     if signature.syntax_error:
         raise CompletionFailed(
             CompletionError(
-                "R662",
+                "stub-import-fails",
                 "Failed to initialize Python stub for auto-complete: SyntaxError: "
                 f"{signature.syntax_error}",
             )
@@ -214,7 +206,7 @@ def complete_python(
     if signature.model_class == "absent":
         raise CompletionFailed(
             CompletionError(
-                "R662",
+                "stub-import-fails",
                 "Failed to initialize Python stub for auto-complete: AttributeError: module "
                 f"'{signature.path.stem}' has no attribute 'TritonPythonModel'",
             )
@@ -262,10 +254,10 @@ def complete_config(context: ModelContext, version: int | None = None) -> Comple
         return CompletedConfig(None, note=reason or "the config cannot be read or parsed")
     if context.strict:
         return CompletedConfig(effective, note="auto-complete is disabled")
-    return _complete(context, effective, context.artifacts, version)
+    return complete_with(context, effective, context.artifacts, version)
 
 
-def _complete(
+def complete_with(
     context: ModelContext,
     effective: ModelConfig,
     artifacts: ModelArtifacts,
@@ -295,7 +287,10 @@ def _complete(
     if artifact.state is ArtifactState.MISSING:
         message = f"unable to find '{artifact.opened}' for model instance '{effective.name}'"
         return CompletedConfig(
-            effective, artifact.version, error=CompletionError("R500", message), io_known=False
+            effective,
+            artifact.version,
+            error=CompletionError("model-file-missing", message),
+            io_known=False,
         )
     signature = artifact.signature
     if signature is None:
@@ -320,179 +315,3 @@ def _complete(
     # The core copies the backend's fields back and normalises again (UpdateModelConfig).
     renormalized = core_autofill(effective.name, completed, None, context.settings.target).config
     return CompletedConfig(renormalized, artifact.version, signature, filled)
-
-
-# --- pbtxt-lint complete / init ----------------------------------------------------------
-
-
-def complete_command(model_dir: Path, settings: Settings) -> str:
-    """The config Triton would serve for the model (`GET /v2/models/<m>/config`), as pbtxt.
-
-    Raises `CommandError` when Triton would not load the model far enough to have one.
-    """
-    context = _model_context(model_dir, settings)
-    completed = complete_config(context)
-    if completed.config is None:
-        raise CommandError(f"cannot complete '{context.model.name}': {completed.note}")
-    if completed.error is not None:
-        raise CommandError(
-            f"Triton fails to auto-complete '{context.model.name}': {completed.error.message}"
-        )
-    config = ModelConfig()
-    config.CopyFrom(completed.config)
-    notes = [
-        f"# The configuration Triton serves for model '{config.name}' "
-        f"(GET /v2/models/{config.name}/config), as emulated by pbtxt-lint.",
-    ]
-    if completed.filled:
-        source = context.artifacts.version(completed.version)
-        where = f" from {source.opened.relative_to(context.model.path)}" if source else ""
-        notes.append(f"# Auto-complete filled{where}: {', '.join(sorted(completed.filled))}.")
-        onnx = completed.signature is not None and completed.signature.format == "onnx"
-        if onnx and {"input", "output"} & completed.filled:
-            notes.append("# Filled tensors are in graph order; Triton's own order is unspecified.")
-    elif completed.note and not completed.io_known:
-        notes.append(f"# Not emulated, the backend may fill more: {completed.note}.")
-    elif completed.note:
-        notes.append(f"# The backend filled nothing: {completed.note}.")
-    notes.extend(_server_defaults(config, settings.gpus))
-    from google.protobuf import text_format
-
-    body = text_format.MessageToString(config, use_short_repeated_primitives=True)
-    return "\n".join(notes) + "\n" + body
-
-
-def init_command(model_dir: Path, force: bool) -> Path:
-    """Write a starter `config.pbtxt` derived from the model file; return its path.
-
-    The starter is what auto-complete would serve, written out explicitly so that it no
-    longer depends on auto-complete. An existing config is kept unless `force`; the
-    file is replaced atomically either way.
-    """
-    context = _model_context(model_dir, Settings())
-    target = context.model.path / "config.pbtxt"
-    if target.exists() and not force:
-        raise CommandError(f"{target} already exists; use --force to overwrite it")
-    first = context.model.first_subfolder_contents()
-    base = core_autofill(context.model.name, ModelConfig(), first, context.settings.target)
-    if base.error is not None:
-        raise CommandError(base.error)
-    artifacts = ModelArtifacts(context, base.config)
-    only = (
-        "pbtxt-lint can derive a config from only ONNX models and Python models whose "
-        "auto_complete_config it can emulate"
-    )
-    if not artifacts.readable or artifacts.format not in COMPLETERS:
-        raise CommandError(f"cannot derive a config for backend '{base.config.backend}': {only}")
-    completed = _complete(context, base.config, artifacts, None)
-    if completed.error is None and not completed.filled and artifacts.format != "onnx":
-        why = completed.note or "its model.py has no auto_complete_config"
-        raise CommandError(f"cannot derive a config for '{context.model.name}' ({why}): {only}")
-    if completed.error is not None or completed.config is None or completed.signature is None:
-        reason = completed.error.message if completed.error else completed.note
-        raise CommandError(f"cannot derive a config for '{context.model.name}': {reason}")
-    starter = _starter(completed.config)
-    invalid = [io.name for io in starter.input if io.data_type == DataType.TYPE_INVALID]
-    invalid += [io.name for io in starter.output if io.data_type == DataType.TYPE_INVALID]
-    if invalid:
-        raise CommandError(
-            f"{', '.join(invalid)} in {completed.signature.path.name} have a data type "
-            "Triton cannot represent; change the model's I/O types"
-        )
-    source = completed.signature.path.relative_to(context.model.path)
-    header = [f"# Starter configuration written by pbtxt-lint init from {source}."]
-    if "max_batch_size" in completed.filled:
-        header.append(
-            f"# max_batch_size {starter.max_batch_size} is Triton's auto-complete default: "
-            "set it to what the model and GPU can take."
-        )
-    from google.protobuf import text_format
-
-    body = text_format.MessageToString(starter, use_short_repeated_primitives=True)
-    _write_atomically(target, "\n".join(header) + "\n" + body, force)
-    return target
-
-
-def _model_context(model_dir: Path, settings: Settings) -> ModelContext:
-    from pbtxt_lint.repository.layout import load_repository
-    from pbtxt_lint.rules.base import ModelContext
-
-    folder_path = model_dir.resolve()
-    repository = load_repository(folder_path.parent, settings.model_config_name)
-    folder = repository.models.get(folder_path.name)
-    if folder is None or folder.entries is None:
-        reason = folder.error if folder is not None and folder.error else "not a model folder"
-        raise CommandError(f"{model_dir}: {reason}")
-    return ModelContext(folder, repository, settings)
-
-
-def _starter(config: ModelConfig) -> ModelConfig:
-    """The explicit part of a completed config; Triton's defaults are left to Triton."""
-    starter = ModelConfig(name=config.name, backend=config.backend)
-    starter.max_batch_size = config.max_batch_size
-    starter.input.extend(config.input)
-    starter.output.extend(config.output)
-    if config.HasField("dynamic_batching"):
-        starter.dynamic_batching.SetInParent()
-    return starter
-
-
-def _server_defaults(config: ModelConfig, gpus: int | None) -> list[str]:
-    """Add what the core fills after the backend (pinned memory, instance groups).
-
-    Returns comment lines for what depends on the host.
-    """
-    if config.platform == ENSEMBLE_PLATFORM:
-        return []
-    optimization = config.optimization
-    if not optimization.HasField("input_pinned_memory"):
-        optimization.input_pinned_memory.enable = True
-    if not optimization.HasField("output_pinned_memory"):
-        optimization.output_pinned_memory.enable = True
-    groups = config.instance_group
-    if not groups:
-        default = groups.add(name=config.name)
-        if config.backend == "openvino" or (config.backend == "python" and gpus == 0):
-            default.kind = ModelInstanceGroup.KIND_CPU
-        elif config.backend == "python" and gpus:
-            default.kind = ModelInstanceGroup.KIND_GPU
-    for index, group in enumerate(groups):
-        group.name = group.name or f"{config.name}_{index}"
-        if group.kind == ModelInstanceGroup.KIND_AUTO and gpus is not None:
-            absent = gpus == 0 or any(gpu >= gpus for gpu in group.gpus)
-            group.kind = ModelInstanceGroup.KIND_CPU if absent else ModelInstanceGroup.KIND_GPU
-        if group.kind == ModelInstanceGroup.KIND_GPU and not group.gpus and gpus:
-            group.gpus.extend(range(gpus))
-        if group.count < 1 and group.kind != ModelInstanceGroup.KIND_AUTO:
-            cpu = group.kind == ModelInstanceGroup.KIND_CPU
-            group.count = 2 if cpu and config.backend in CPU_COUNT_TWO else 1
-    if gpus is None and any(g.kind == ModelInstanceGroup.KIND_AUTO for g in groups):
-        return [
-            "# instance_group: KIND_AUTO becomes KIND_GPU (count 1 per GPU) on a host with "
-            "GPUs, else KIND_CPU; pass --gpus N to resolve it."
-        ]
-    return []
-
-
-def _write_atomically(target: Path, text: str, replace: bool) -> None:
-    """Write via a temporary file; without `replace`, never clobber an existing file."""
-    import secrets
-
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if replace:
-            os.replace(temporary, target)
-        else:
-            os.link(temporary, target)  # fails if the target appeared meanwhile
-    except FileExistsError:
-        raise CommandError(f"{target} already exists; use --force to overwrite it") from None
-    except OSError as error:
-        raise CommandError(f"cannot write {target}: {error.strerror or error}") from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
