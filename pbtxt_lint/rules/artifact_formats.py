@@ -32,6 +32,7 @@ from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
 from pbtxt_lint.diagnostics import Severity, Span
 from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.common import config_dims, type_name
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
@@ -110,20 +111,10 @@ def _merge(
         yield finding
 
 
-def _type_name(value: int) -> str:
-    return str(DataType.Name(value)) if value in DataType.values() else str(value)
-
-
 def _triton_type(config_type: str | None) -> str:
     """How Triton prints a model type after "model provides ": TYPE_FP32, TYPE_BYTES."""
     protocol = protocol_from_config_type(config_type) if config_type else None
     return f"TYPE_{protocol or '<invalid>'}"
-
-
-def _dims(values: Iterable[int]) -> str:
-    """Config dims as written in config.pbtxt: `[ 3, -1 ]`."""
-    items = ", ".join(str(v) for v in values)
-    return f"[ {items} ]" if items else "[ ]"
 
 
 def _shape(shape: Sequence[Dim] | None) -> str:
@@ -601,7 +592,7 @@ def model_data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
                 spec = specs.get(io.name)
                 if spec is None or io.data_type == DataType.TYPE_INVALID:
                     continue
-                written = _type_name(io.data_type)
+                written = type_name(io.data_type)
                 if spec.data_type is None:
                     yield Finding(
                         f'{kind} "{io.name}": {view.file} declares it as {spec.source_type}, '
@@ -797,7 +788,7 @@ def model_shape_mismatch(context: ModelContext) -> Iterator[Finding]:
                 where = "reshape.shape" if field != ("dims",) else "dims"
                 yield Finding(
                     f'{kind} "{io.name}": {view.file} declares {_shape(spec.shape)}, {where} '
-                    f"are {_dims(shape)} with max_batch_size {view.mbs}; Triton fails with "
+                    f"are {config_dims(shape)} with max_batch_size {view.mbs}; Triton fails with "
                     f"\"model '{view.config.name}', tensor '{io.name}': {reason}\"",
                     at=(kind, index, *field),
                     hint=_shape_hint(view, spec.shape, where, reason),
@@ -811,13 +802,13 @@ def _shape_hint(view: _View, model: tuple[Dim, ...], where: str, reason: str) ->
     if reason.startswith("for the model to support batching"):
         return (
             "re-export the model with a dynamic batch dim, or set max_batch_size: 0 and "
-            f"{where}: {_dims(dims)}"
+            f"{where}: {config_dims(dims)}"
         )
     if reason.startswith("model configuration specified invalid shape"):
         return "use a size inside the engine's optimization profile, or rebuild the engine"
     if view.mbs > 0 and dims:
-        return f"{where}: {_dims(dims[1:])} (the model's shape without its batch dim)"
-    return f"{where}: {_dims(dims)} (with max_batch_size 0, dims are the complete shape)"
+        return f"{where}: {config_dims(dims[1:])} (the model's shape without its batch dim)"
+    return f"{where}: {config_dims(dims)} (with max_batch_size 0, dims are the complete shape)"
 
 
 @rule(
@@ -847,7 +838,7 @@ def openvino_data_type_converted(context: ModelContext) -> Iterator[Finding]:
             specs = {spec.name: spec for spec in view.specs(kind)}
             for index, io in _config_tensors(view, kind):
                 spec = specs.get(io.name)
-                written = _type_name(io.data_type)
+                written = type_name(io.data_type)
                 if spec is None or io.data_type == DataType.TYPE_INVALID:
                     continue
                 if spec.data_type == written:
@@ -1704,7 +1695,7 @@ def torchscript_string_argument(context: ModelContext) -> Iterator[Finding]:
                 continue
             wanted = "List[str]" if string else "a Tensor"
             yield Finding(
-                f'input "{io.name}" is {_type_name(io.data_type)}, so libtorch passes '
+                f'input "{io.name}" is {type_name(io.data_type)}, so libtorch passes '
                 f"{wanted}, but it is bound to argument {arg.name}: {arg.annotation} of "
                 f"{torch.forward}(); TorchScript rejects the call on every request",
                 at=("input", index, "data_type"),

@@ -34,6 +34,7 @@ from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.common import config_dims, type_name
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import (
@@ -73,16 +74,6 @@ def _model_dims(shape: Sequence[Dim] | None) -> str:
     if shape is None:
         return "unknown rank"
     return "[" + ", ".join(str(d) for d in shape) + "]"
-
-
-def _dims(values: Iterable[int]) -> str:
-    """Config dims as written in config.pbtxt: `[ 3, -1 ]`."""
-    items = ", ".join(str(v) for v in values)
-    return f"[ {items} ]" if items else "[ ]"
-
-
-def _type_name(value: int) -> str:
-    return str(DataType.Name(value)) if value in DataType.values() else str(value)
 
 
 def _triton_type(config_type: str | None) -> str:
@@ -876,7 +867,7 @@ def data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
                     "FLOAT16, INT64, ...)",
                 )
                 continue
-            written = _type_name(pair.io.data_type)
+            written = type_name(pair.io.data_type)
             if pair.io.data_type == DataType.TYPE_INVALID or written == model_type:
                 continue
             yield Finding(
@@ -964,7 +955,7 @@ def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
             at=("max_batch_size",),
             hint="re-export with a dynamic batch axis (dynamic_axes={"
             f"'{pair.io.name}': {{0: 'batch'}}}}), or set max_batch_size: 0 and "
-            f"dims: {_dims(model)}",
+            f"dims: {config_dims(model)}",
         )
 
     yield from _shape_findings(context, _Shape.NOT_BATCHABLE, describe)
@@ -1005,9 +996,9 @@ def batch_dim_in_dims(context: ModelContext) -> Iterator[Finding]:
         return Finding(
             f"{pair.label}: {view.file} has {len(model)} dims {_model_dims(pair.spec.shape)}; "
             f"with max_batch_size {view.mbs} Triton prepends the batch dim, so {where} should "
-            f"be {_dims(fixed)}, not {_dims(shape)} (the batch dim is written twice)",
+            f"be {config_dims(fixed)}, not {config_dims(shape)} (the batch dim is written twice)",
             at=pair.at(*field, 0),
-            hint=f"{where}: {_dims(fixed)}, or set max_batch_size: 0 to keep the full shape",
+            hint=f"{where}: {config_dims(fixed)}, or set max_batch_size: 0 to keep the full shape",
         )
 
     yield from _shape_findings(context, _Shape.BATCH_TWICE, describe)
@@ -1027,18 +1018,18 @@ def _mismatch(view: _View, pair: _Pair) -> Finding:
             return Finding(
                 f"{pair.label}: {view.file} has {len(model)} dims {shown} starting with a "
                 f"dynamic batch dim; with max_batch_size 0 {where} is the complete shape, so "
-                f"it should be {_dims(fixed)}, not {_dims(shape)}",
+                f"it should be {config_dims(fixed)}, not {config_dims(shape)}",
                 at=pair.at(*field),
-                hint=f"{where}: {_dims(fixed)}, or set max_batch_size > 0 so that Triton "
+                hint=f"{where}: {config_dims(fixed)}, or set max_batch_size > 0 so that Triton "
                 "adds the batch dim",
             )
         fixed = model[offset:]
         batch = f"the batch dim and {where} " if offset else f"{where} "
         return Finding(
             f"{pair.label}: {view.file} has {len(model)} dims {shown} but {batch}"
-            f"{_dims(shape)} make {len(full)}",
+            f"{config_dims(shape)} make {len(full)}",
             at=pair.at(*field),
-            hint=f"{where}: {_dims(fixed)}",
+            hint=f"{where}: {config_dims(fixed)}",
         )
     wrong = [
         k
@@ -1063,9 +1054,9 @@ def _mismatch(view: _View, pair: _Pair) -> Finding:
             reasons.append(f"{where}[{i}] is {c}, but dim {k} of {view.file} is {m}")
     fixed = _suggested(model, full, exact)[offset:]
     return Finding(
-        f"{pair.label}: {'; '.join(reasons)} (model {shown}, {where} {_dims(shape)})",
+        f"{pair.label}: {'; '.join(reasons)} (model {shown}, {where} {config_dims(shape)})",
         at=pair.at(*field, wrong[0] - offset),
-        hint=f"{where}: {_dims(fixed)}",
+        hint=f"{where}: {config_dims(fixed)}",
     )
 
 
@@ -1128,7 +1119,7 @@ def scalar_dims(context: ModelContext) -> Iterator[Finding]:
         where = "reshape.shape" if field != ("dims",) else "dims"
         return Finding(
             f"{pair.label}: {view.file} {what}, so Triton requires every config dim to be 1, "
-            f"not {where} {_dims(shape)}",
+            f"not {where} {config_dims(shape)}",
             at=pair.at(*field),
             hint="dims: [ 1 ]"
             + (" (or give the model input a real shape)" if pair.spec.shape is None else ""),
@@ -1150,7 +1141,7 @@ _CONTROL_TYPES = {
 def _control_type(control: ModelSequenceBatching.Control) -> str | None:
     """The data type a control tensor must have (None: the config itself is invalid)."""
     if control.kind == ModelSequenceBatching.Control.CONTROL_SEQUENCE_CORRID:
-        return _type_name(control.data_type) if control.data_type else None
+        return type_name(control.data_type) if control.data_type else None
     found = [t for name, t in _CONTROL_TYPES.items() if len(getattr(control, name))]
     return found[0] if len(found) == 1 else None
 
@@ -1207,7 +1198,7 @@ def sequence_control_mismatch(context: ModelContext) -> Iterator[Finding]:
             debatched = ort_shape(spec)[1 if view.mbs > 0 else 0 :]
             if debatched != [1]:
                 yield Finding(
-                    f'{kind} control tensor "{name}" has dims {_dims(debatched)} in '
+                    f'{kind} control tensor "{name}" has dims {config_dims(debatched)} in '
                     f"{view.file} (model shape {_model_dims(spec.shape)}"
                     f"{', batch dim removed' if view.mbs > 0 else ''}) but must be [ 1 ]",
                     at=at,

@@ -18,6 +18,7 @@ from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.fs import FsError, is_inside, read_text_file
 from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.common import type_name, written
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.datatypes import byte_size
 from pbtxt_lint.schema.model_config_pb2 import (
@@ -59,16 +60,6 @@ DYN: FieldPath = ("dynamic_batching",)
 
 def _kind_name(kind: int) -> str:
     return str(Control.Kind.Name(kind)) if kind in Control.Kind.values() else str(kind)
-
-
-def _type_name(data_type: int) -> str:
-    return str(DataType.Name(data_type)) if data_type in DataType.values() else str(data_type)
-
-
-def _written(context: ModelContext, path: FieldPath) -> bool:
-    """Whether the user wrote this field (as opposed to a default or Triton's fill)."""
-    parsed = context.parsed
-    return parsed is not None and path in parsed.source_map
 
 
 def _model_file_mentions(context: ModelContext, text: str) -> bool:
@@ -475,7 +466,7 @@ def control_kind_repeated(context: ModelContext) -> Iterator[Finding]:
         if kind not in first:
             first[kind] = tensor
             continue
-        implicit = "" if _written(context, path + ("kind",)) else " (no kind means START)"
+        implicit = "" if written(context, path + ("kind",)) else " (no kind means START)"
         earlier = "again" if first[kind] == tensor else f"after tensor '{first[kind]}'"
         yield Finding(
             f"{_kind_name(kind)}{implicit} is given for tensor '{tensor}' of model "
@@ -582,7 +573,7 @@ def corrid_control(context: ModelContext) -> Iterator[Finding]:
             what = (
                 "has no data_type"
                 if control.data_type == DataType.TYPE_INVALID
-                else f"has data_type {_type_name(control.data_type)}"
+                else f"has data_type {type_name(control.data_type)}"
             )
             yield Finding(
                 f"CONTROL_SEQUENCE_CORRID control of tensor '{tensor}' (model '{name}') "
@@ -864,10 +855,10 @@ def initial_state_mismatch(context: ModelContext) -> Iterator[Finding]:
         subject = f"initial_state of state '{state.input_name}' (model '{name}')"
         if initial.data_type != state.data_type:
             yield Finding(
-                f"{subject} has data_type {_type_name(initial.data_type)} but the state is "
-                f"{_type_name(state.data_type)}; Triton fails to load the model",
+                f"{subject} has data_type {type_name(initial.data_type)} but the state is "
+                f"{type_name(state.data_type)}; Triton fails to load the model",
                 at=path + ("data_type",),
-                hint=f"set data_type: {_type_name(state.data_type)}",
+                hint=f"set data_type: {type_name(state.data_type)}",
             )
         dims, expected = list(initial.dims), list(state.dims)
         for d, dim in enumerate(dims):
@@ -898,7 +889,7 @@ def initial_state_mismatch(context: ModelContext) -> Iterator[Finding]:
 
 def _expected_bytes(initial: ModelSequenceBatching.InitialState) -> int | None:
     """Bytes Triton reads for a fixed-size initial state; None if it does not check."""
-    size = byte_size(_type_name(initial.data_type))
+    size = byte_size(type_name(initial.data_type))
     if size is None or not initial.dims or any(dim < 1 for dim in initial.dims):
         return None
     return math.prod(initial.dims) * size
@@ -962,7 +953,7 @@ def initial_state_data_file(context: ModelContext) -> Iterator[Finding]:
         if expected is not None and info.st_size < expected:
             yield Finding(
                 f"{subject} has {info.st_size} bytes but dims {list(initial.dims)} of "
-                f"{_type_name(initial.data_type)} need {expected}; Triton fails to load the "
+                f"{type_name(initial.data_type)} need {expected}; Triton fails to load the "
                 "model",
                 at=path + ("data_file",),
                 hint="write the complete tensor (raw little-endian values) to the file",
@@ -1190,7 +1181,7 @@ def dynamic_batching_without_max_batch_size(context: ModelContext) -> Iterator[F
         return
     if not config.HasField("dynamic_batching"):
         return
-    if _written(context, DYN + ("preferred_batch_size",)):
+    if written(context, DYN + ("preferred_batch_size",)):
         return  # preferred sizes above max_batch_size 0 are refused: PL303 says so
     if _backend_completes(context, "set_max_batch_size"):
         return
@@ -1250,7 +1241,7 @@ def _written_preferred(
 ) -> Iterator[tuple[FieldPath, str, Sequence[int], int]]:
     """Preferred size lists the user wrote: (path, what, sizes, queue delay)."""
     dynamic = config.dynamic_batching
-    if _written(context, DYN + ("preferred_batch_size",)):
+    if written(context, DYN + ("preferred_batch_size",)):
         yield (
             DYN + ("preferred_batch_size",),
             "dynamic_batching.preferred_batch_size",
@@ -1258,7 +1249,7 @@ def _written_preferred(
             dynamic.max_queue_delay_microseconds,
         )
     oldest = config.sequence_batching.oldest
-    if _written(context, SEQ + ("oldest", "preferred_batch_size")):
+    if written(context, SEQ + ("oldest", "preferred_batch_size")):
         yield (
             SEQ + ("oldest", "preferred_batch_size"),
             "sequence_batching.oldest.preferred_batch_size",
@@ -1360,7 +1351,7 @@ def sequence_idle_zero(context: ModelContext) -> Iterator[Finding]:
     config = context.config
     if config is None or config.sequence_batching.max_sequence_idle_microseconds != 0:
         return
-    if _written(context, path):
+    if written(context, path):
         yield Finding(
             f"sequence_batching.max_sequence_idle_microseconds 0 of model "
             f"'{context.model.name}' means the default, 1 s, not 'no timeout'",

@@ -19,24 +19,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.analysis.instances import GPU, resolve_groups
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.instances import (
-    GPU,
-    INT32_MAX,
-    INT32_MIN,
-    KNOWN_NON_TENSORRT,
-    leading_int,
-    parameter,
-    parse_bool,
-    resolve_groups,
-)
+from pbtxt_lint.rules.common import type_name
+from pbtxt_lint.rules.instances import KNOWN_NON_TENSORRT
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.datatypes import byte_size
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key
 from pbtxt_lint.triton.autofill import is_ensemble
+from pbtxt_lint.triton.parameters import INT32_MAX, INT32_MIN, leading_int, parameter, parse_bool
 
 if TYPE_CHECKING:
     from google.protobuf.message import Message
@@ -160,10 +154,6 @@ FIELD_USERS: dict[FieldPath, tuple[str, ...]] = {
     ("optimization", "execution_accelerators"): ("onnxruntime", "tensorflow"),
     ("model_operations",): ("onnxruntime", "tensorflow"),
 }
-
-
-def _type_name(data_type: int) -> str:
-    return str(DataType.Name(data_type)) if data_type in DataType.values() else str(data_type)
 
 
 def _params(config: ModelConfig) -> Iterator[tuple[str, str, FieldPath]]:
@@ -605,13 +595,13 @@ def warmup_data_file_too_small(context: ModelContext) -> Iterator[Finding]:
             path = _data_file(context, value.input_data_file)
             if not _is_file(context, path):
                 continue
-            size = byte_size(_type_name(value.data_type)) or 4  # Triton's fallback
+            size = byte_size(type_name(value.data_type)) or 4  # Triton's fallback
             needed = math.prod(value.dims) * size if value.dims else 0
             actual = path.stat().st_size
             if actual < needed:
                 yield Finding(
                     f"warmup sample '{sample.name}' of model '{context.model.name}' needs "
-                    f"{needed} bytes for input '{name}' ({_type_name(value.data_type)} "
+                    f"{needed} bytes for input '{name}' ({type_name(value.data_type)} "
                     f"{list(value.dims)}) but {WARMUP_FOLDER}/{value.input_data_file} has "
                     f"{actual}",
                     at=_sample_at(index, name, "input_data_file"),
@@ -705,9 +695,9 @@ def warmup_request_invalid(context: ModelContext) -> Iterator[Finding]:
             if model_input is None:
                 continue
             if value.data_type != model_input.data_type:
-                expected = _type_name(model_input.data_type)
+                expected = type_name(model_input.data_type)
                 yield Finding(
-                    f"{where} gives input '{name}' data_type {_type_name(value.data_type)}, "
+                    f"{where} gives input '{name}' data_type {type_name(value.data_type)}, "
                     f"but the model input is {expected}",
                     at=_sample_at(index, name, "data_type"),
                     hint=f"write data_type: {expected}",
@@ -931,7 +921,7 @@ def label_file_not_classification(context: ModelContext) -> Iterator[Finding]:
             continue
         yield Finding(
             f"output '{output.name}' of model '{context.model.name}' has label_filename but "
-            f"{_type_name(output.data_type)} dims {dims} are not one score per class; Triton "
+            f"{type_name(output.data_type)} dims {dims} are not one score per class; Triton "
             "uses labels only for classification requests",
             at=("output", index, "label_filename"),
             hint="keep labels on the class-score output, or map class ids to names client-side",

@@ -11,131 +11,23 @@ fewer GPUs. Ensembles have no instance groups and are skipped.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.analysis.instances import AUTO, CPU, GPU, MODEL, Group, kind_name, resolve_groups
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.common import written
 from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
-from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.autofill import is_ensemble
+from pbtxt_lint.triton.parameters import INT32_MAX, INT32_MIN, leading_int, parameter, parse_bool
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-AUTO, GPU, CPU, MODEL = (
-    ModelInstanceGroup.KIND_AUTO,
-    ModelInstanceGroup.KIND_GPU,
-    ModelInstanceGroup.KIND_CPU,
-    ModelInstanceGroup.KIND_MODEL,
-)
 TENSORRT_PLATFORM = "tensorrt_plan"
 CPU_COUNT_TWO = ("onnxruntime", "tensorflow")
 """Backends whose default KIND_CPU count is 2 (`SetDefaultInstanceCount`)."""
 KNOWN_NON_TENSORRT = ("onnxruntime", "pytorch", "python", "openvino", "tensorflow", "dali", "fil")
 """Backends known to ignore `secondary_devices` (custom backends may read it)."""
 GPUS_HINT = "pass --gpus N (0 for a CPU-only host) to check against the target host"
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-_STOI = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
-"""What `std::stoi` reads: optional white space, an optional sign, decimal digits."""
-
-
-def kind_name(kind: int) -> str:
-    """KIND_GPU ... for a declared kind; the number for an undeclared one (open enum)."""
-    if kind in ModelInstanceGroup.Kind.values():
-        return str(ModelInstanceGroup.Kind.Name(kind))
-    return str(kind)
-
-
-def leading_int(text: str) -> int | None:
-    """The integer `std::stoi`/`std::stoll` read from `text`, or None when they throw."""
-    match = _STOI.match(text)
-    return int(match.group(1)) if match else None
-
-
-def parse_bool(text: str) -> bool | None:
-    """The backends' `ParseBoolValue`: true/on/1 or false/off/0, any case; else None."""
-    lowered = text.lower()
-    if lowered in ("true", "on", "1"):
-        return True
-    if lowered in ("false", "off", "0"):
-        return False
-    return None
-
-
-def parameter(config: ModelConfig, key: str) -> str | None:
-    """A `parameters` entry's string value, or None when the key is absent."""
-    return config.parameters[key].string_value if key in config.parameters else None
-
-
-@dataclass(frozen=True)
-class Group:
-    """One instance group as Triton normalises it."""
-
-    index: int | None
-    """Position in `instance_group`; None for the default group Triton adds."""
-    name: str
-    written: int
-    """The kind as written (KIND_AUTO when left out)."""
-    kind: int | None
-    """The kind after `NormalizeInstanceGroup`; None when it depends on an unknown host."""
-    gpus: tuple[int, ...]
-
-    def at(self, *rest: str | int) -> FieldPath | None:
-        return ("instance_group", self.index, *rest) if self.index is not None else None
-
-    @property
-    def label(self) -> str:
-        return f"instance group '{self.name}'"
-
-
-def _auto_kind(gpus: tuple[int, ...], host_gpus: int | None) -> int | None:
-    """KIND_AUTO: CPU without GPUs or when a listed GPU is absent, else GPU."""
-    if any(gpu < 0 for gpu in gpus) or host_gpus == 0:
-        return CPU
-    if host_gpus is None:
-        return None
-    return CPU if any(gpu >= host_gpus for gpu in gpus) else GPU
-
-
-def resolve_groups(context: ModelContext) -> list[Group]:
-    """Emulate `NormalizeInstanceGroup`; empty for ensembles and unreadable configs.
-
-    Without groups Triton adds one named like the model, from the backend's preferred
-    group: KIND_GPU for python when GPUs are present, KIND_CPU for openvino, otherwise
-    KIND_AUTO. Computed once per model; callers must not change the list.
-    """
-    return context.shared(_resolve_groups)
-
-
-def _resolve_groups(context: ModelContext) -> list[Group]:
-    config = context.effective
-    if config is None or is_ensemble(config):
-        return []
-    host = context.settings.gpus
-    if not config.instance_group:
-        kind: int | None
-        if config.backend == "openvino":
-            kind = CPU
-        elif config.backend == "python":
-            kind = None if host is None else (GPU if host else CPU)
-        else:
-            kind = _auto_kind((), host)
-        return [Group(None, config.name, AUTO, kind, ())]
-    groups = []
-    for index, group in enumerate(config.instance_group):
-        gpus = tuple(group.gpus)
-        resolved = _auto_kind(gpus, host) if group.kind == AUTO else group.kind
-        name = group.name or f"{config.name}_{index}"
-        groups.append(Group(index, name, group.kind, resolved, gpus))
-    return groups
-
-
-def _written(context: ModelContext, path: FieldPath) -> bool:
-    """Whether the user wrote the field (a written `count: 0` differs from a missing one)."""
-    parsed = context.parsed
-    return parsed is not None and path in parsed.source_map
 
 
 # --------------------------------------------------------------------------- kinds and GPUs
@@ -612,7 +504,7 @@ def instance_count_not_positive(context: ModelContext) -> Iterator[Finding]:
     if config is None:
         return
     for group in resolve_groups(context):
-        if group.index is None or not _written(context, ("instance_group", group.index, "count")):
+        if group.index is None or not written(context, ("instance_group", group.index, "count")):
             continue
         count = config.instance_group[group.index].count
         if count >= 1:

@@ -22,7 +22,8 @@ from google.protobuf.descriptor import EnumDescriptor
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.schema import DATA_TYPE_DESCRIPTOR, ModelConfig
+from pbtxt_lint.rules.common import config_dims, type_name
+from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.datatypes import DATA_TYPES
 from pbtxt_lint.schema.model_config_pb2 import (
     BatchInput,
@@ -68,18 +69,10 @@ def _tensors(config: ModelConfig) -> Iterator[_Tensor]:
         yield _Tensor("output", index, model_output)
 
 
-def _shape(values: Sequence[int]) -> str:
-    return "[ " + ", ".join(str(v) for v in values) + " ]" if values else "[ ]"
-
-
 def _enum_name(descriptor: EnumDescriptor, value: int) -> str:
     """The enum value's name, or its number when it is not declared (proto3 enums are open)."""
     known = descriptor.values_by_number.get(value)
     return known.name if known else str(value)
-
-
-def _type_name(value: int) -> str:
-    return _enum_name(DATA_TYPE_DESCRIPTOR, value)
 
 
 def _runs_on(config: ModelConfig) -> str:
@@ -273,7 +266,7 @@ def _invalid_dim_findings(context: ModelContext, field: str) -> Iterator[Finding
             continue
         listed = ", ".join(str(values[i]) for i in bad)
         yield Finding(
-            f"{tensor.label}: {' '.join(where)} {_shape(values)} has {listed}; Triton "
+            f"{tensor.label}: {' '.join(where)} {config_dims(values)} has {listed}; Triton "
             "requires every dim to be >= 1 or -1 (variable), so it refuses the model",
             at=(*tensor.path, *where, bad[0]),
             hint="use -1 for a dimension of variable size; 0 does not mean 'any size'"
@@ -388,15 +381,18 @@ def _reshape_problem(dims: Sequence[int], shape: Sequence[int]) -> str | None:
     dims_count, shape_count = _element_count(dims), _element_count(shape)
     for what, values, count in (("dims", dims, dims_count), ("reshape", shape, shape_count)):
         if count is None:
-            return f"the element count of {what} {_shape(values)} exceeds {INT64_MAX}"
+            return f"the element count of {what} {config_dims(values)} exceeds {INT64_MAX}"
     if dims_count != shape_count and not (shape_count == 0 and dims_count == 1):
         if not shape:
-            return f"an empty reshape needs dims of exactly 1 element, not {_shape(dims)}"
+            return f"an empty reshape needs dims of exactly 1 element, not {config_dims(dims)}"
         if dims_count == -1 or shape_count == -1:
             varying = "dims" if dims_count == -1 else "reshape"
-            return f"only {varying} vary in size (-1): dims {_shape(dims)}, reshape {_shape(shape)}"
+            return (
+                f"only {varying} vary in size (-1): dims {config_dims(dims)}, "
+                f"reshape {config_dims(shape)}"
+            )
         return (
-            f"dims {_shape(dims)} hold {dims_count} elements but reshape {_shape(shape)} "
+            f"dims {config_dims(dims)} hold {dims_count} elements but reshape {config_dims(shape)} "
             f"holds {shape_count}"
         )
     if dims_count != -1:
@@ -404,13 +400,13 @@ def _reshape_problem(dims: Sequence[int], shape: Sequence[int]) -> str | None:
     dims_runs, shape_runs = _fixed_runs(dims), _fixed_runs(shape)
     if len(dims_runs) != len(shape_runs):
         return (
-            f"dims {_shape(dims)} have {len(dims_runs) - 1} variable-size (-1) dimensions "
-            f"but reshape {_shape(shape)} has {len(shape_runs) - 1}"
+            f"dims {config_dims(dims)} have {len(dims_runs) - 1} variable-size (-1) dimensions "
+            f"but reshape {config_dims(shape)} has {len(shape_runs) - 1}"
         )
     if dims_runs != shape_runs:
         return (
-            f"the fixed sizes between the -1s differ: dims {_shape(dims)} group into "
-            f"{_shape(dims_runs)}, reshape {_shape(shape)} into {_shape(shape_runs)}"
+            f"the fixed sizes between the -1s differ: dims {config_dims(dims)} group into "
+            f"{config_dims(dims_runs)}, reshape {config_dims(shape)} into {config_dims(shape_runs)}"
         )
     return None
 
@@ -478,7 +474,7 @@ def image_format_rank(context: ModelContext) -> Iterator[Finding]:
             tensor = _Tensor("input", index, model_input)
             yield Finding(
                 f"{tensor.label}: format {ModelInput.Format.Name(model_input.format)} "
-                f"requires exactly 3 dims, dims {_shape(model_input.dims)} has "
+                f"requires exactly 3 dims, dims {config_dims(model_input.dims)} has "
                 f"{len(model_input.dims)}; Triton refuses the model",
                 at=(*tensor.path, "format"),
                 hint="leave the batch dimension out of dims (max_batch_size adds it), or "
@@ -577,7 +573,7 @@ def non_linear_io_rank(context: ModelContext) -> Iterator[Finding]:
         if tensor.io.is_non_linear_format_io and len(tensor.io.dims) != 3:
             yield Finding(
                 f"{tensor.label} uses a non-linear IO format, which requires exactly 3 dims; "
-                f"dims {_shape(tensor.io.dims)} has {len(tensor.io.dims)}, so Triton refuses "
+                f"dims {config_dims(tensor.io.dims)} has {len(tensor.io.dims)}, so Triton refuses "
                 "the model",
                 at=(*tensor.path, "dims"),
                 hint="give the 3 dimensions of the engine tensor without the batch dimension",
@@ -656,7 +652,7 @@ def batch_input_data_type(context: ModelContext) -> Iterator[Finding]:
         return
     allowed = ("TYPE_INT32", "TYPE_FP32")
     for index, batch_input in enumerate(config.batch_input):
-        name = _type_name(batch_input.data_type)
+        name = type_name(batch_input.data_type)
         if name in allowed:
             continue
         what = "has no data_type" if batch_input.data_type == 0 else f"has data_type {name}"
@@ -1214,18 +1210,18 @@ _TYPE_INSTEAD = {
 def _data_type_problem(config: ModelConfig, tensor: _Tensor) -> tuple[str, Severity, str] | None:
     """Why this backend cannot take the tensor's data type: (text, severity, hint)."""
     backend = backend_of(config)
-    type_name = _type_name(tensor.io.data_type)
-    if type_name in _UNSUPPORTED_TYPES.get(backend, ()):
+    written_type = type_name(tensor.io.data_type)
+    if written_type in _UNSUPPORTED_TYPES.get(backend, ()):
         return (
-            f"backend '{backend}' does not support {type_name}, so the model fails to "
-            f"load ('unsupported datatype {type_name}')",
+            f"backend '{backend}' does not support {written_type}, so the model fails to "
+            f"load ('unsupported datatype {written_type}')",
             ERROR,
-            f"use {_TYPE_INSTEAD[type_name]} (and export the model with that type)"
-            if type_name in _TYPE_INSTEAD
+            f"use {_TYPE_INSTEAD[written_type]} (and export the model with that type)"
+            if written_type in _TYPE_INSTEAD
             else f"backend '{backend}' has no string type: feed it token ids (TYPE_INT32 or "
             "TYPE_INT64) from a Python model or an ensemble step in front of it",
         )
-    if backend == "pytorch" and type_name == "TYPE_STRING":
+    if backend == "pytorch" and written_type == "TYPE_STRING":
         field = "reshape" if tensor.io.HasField("reshape") else "dims"
         shape = tensor.io.reshape.shape if field == "reshape" else tensor.io.dims
         batched = config.max_batch_size > 0
@@ -1233,13 +1229,13 @@ def _data_type_problem(config: ModelConfig, tensor: _Tensor) -> tuple[str, Sever
         if rank > 1:
             return (
                 "PyTorch takes strings only as a 1-dimensional List[str], and "
-                f"{'the batch dimension plus ' if batched else ''}{field} {_shape(shape)} "
+                f"{'the batch dimension plus ' if batched else ''}{field} {config_dims(shape)} "
                 f"make {rank} dimensions, so the model fails to load",
                 ERROR,
                 "with max_batch_size > 0 write dims: [ 1 ] and reshape: { shape: [ ] }; "
                 "with max_batch_size 0 a single dim such as dims: [ -1 ]",
             )
-    if backend == "python" and type_name == "TYPE_BF16":
+    if backend == "python" and written_type == "TYPE_BF16":
         return (
             "the Python backend cannot convert BF16 to NumPy: as_numpy() fails at inference",
             INFO,
