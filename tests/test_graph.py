@@ -8,14 +8,8 @@ from pathlib import Path
 import pytest
 from rich.tree import Tree
 
-from pbtxt_lint.report.graph import (
-    EnsembleNotFound,
-    graph_command,
-    graph_dot,
-    graph_mermaid,
-    load_graph,
-    render_graph,
-)
+from pbtxt_lint.cli.graph import EnsembleNotFound, graph_command, load_graph
+from pbtxt_lint.report.graph import graph_dot, graph_mermaid, render_graph
 
 RULES = Path(__file__).parent / "fixtures" / "rules"
 TEXT_OK = RULES / "PL522" / "pass_text_embedding_pipeline"

@@ -6,9 +6,11 @@ once, every output is reachable from the inputs and every tensor is used. When t
 ensemble loads, against the completed configs of its composing models
 (`ValidateEnsembleConfig`): map keys are real inputs and outputs, data types and shapes
 agree along every edge, batch sizes fit, decoupled steps do not fan in. Triton stops at
-the first problem; `build_graph` finds all of them, as `Issue`s named after the rule
-that reports each one, and marks the broken steps and edges so that
-`pbtxt-lint graph` shows the same view as the diagnostics.
+the first problem. `build_graph` builds the graph those checks walk, and derives the
+facts several of them share (which tensors become available, step cycles, the
+dependency cycles between ensembles, the decoupled flow); each check lives in its rule
+(`pbtxt_lint.rules.ensembles`), which also marks the steps and edges it finds broken
+so that `pbtxt-lint graph` shows the same view as the diagnostics.
 
 Steps are numbered from 1 in the order they are written (Triton's messages count from
 0). Shapes are printed as Triton prints them: the full shape, with the batch dimension
@@ -21,21 +23,19 @@ import enum
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TypeVar
 
 from pbtxt_lint.analysis.autocomplete import COMPLETERS
 from pbtxt_lint.analysis.context import ModelContext, Workspace
 from pbtxt_lint.artifacts.formats import artifact_format
-from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.fs import FsError, read_text_file
 from pbtxt_lint.repository.layout import ModelFolder, Repository
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
-from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key, SourceMap
 from pbtxt_lint.triton.autofill import is_ensemble
 from pbtxt_lint.triton.backends import BACKENDS
-from pbtxt_lint.triton.versions import scan_version_folders
 
 T = TypeVar("T", bound=Hashable)
 WILDCARD = -1
@@ -241,6 +241,10 @@ class TensorType:
     def __str__(self) -> str:
         return f"{self.type_name} {self.shape}"
 
+    def compatible(self, other: TensorType) -> bool:
+        """`shapes_compatible(self, other)`."""
+        return shapes_compatible(self, other)
+
 
 def format_dims(dims: Sequence[int]) -> str:
     """Triton's DimsListToString: `[-1,3,224,224]`."""
@@ -275,11 +279,11 @@ class Endpoint:
     path: FieldPath  # where it is written in the ensemble config
     step: Step | None = None
     type: TensorType | None = None  # None: unknown (or not an input/output of the model)
-    problems: list[str] = field(default_factory=list)  # short reasons, for the graph
 
     @property
-    def broken(self) -> bool:
-        return bool(self.problems)
+    def consumes(self) -> bool:
+        """A step reads the tensor here, or it leaves the ensemble as an output."""
+        return self.role in (Role.READ, Role.OUTPUT)
 
     @property
     def value_path(self) -> FieldPath:
@@ -317,7 +321,6 @@ class Step:
     model: ComposingModel | None  # None when model_name is empty
     reads: list[Endpoint] = field(default_factory=list)
     writes: list[Endpoint] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
 
     @property
     def number(self) -> int:
@@ -349,7 +352,6 @@ class Tensor:
     output: Endpoint | None = None
     writers: list[Endpoint] = field(default_factory=list)
     readers: list[Endpoint] = field(default_factory=list)
-    ready: bool = False  # becomes available when the ensemble runs (Triton's reachability)
 
     @property
     def mentioned(self) -> bool:
@@ -366,15 +368,26 @@ class Tensor:
         return found
 
 
-@dataclass(frozen=True)
-class Issue:
-    """A problem found in the graph, reported by the rule named `kind`."""
+Mark = tuple["Step | Endpoint", str]
+"""A part of the graph a check finds broken, and a few words on why (for the drawing)."""
 
-    kind: str
-    message: str
-    at: FieldPath | None
-    hint: str
-    severity: Severity | None = None  # a downgrade of the rule's severity
+
+@dataclass(frozen=True)
+class DecoupledFlow:
+    """How responses flow through decoupled steps (`ValidateEnsembleConfig`'s labels).
+
+    A tensor's label is 0 when it comes from the ensemble inputs through no decoupled
+    step, else the number of the decoupled step it last came through (`origin`).
+    """
+
+    labels: Mapping[str, int]
+    origin: Mapping[int, Step]
+    fan_ins: tuple[Step, ...]
+    """Steps that combine tensors with different labels."""
+    fan_in_labels: Mapping[int, Mapping[str, int]]
+    """For each fan-in step (by index), the labels of its inputs when it was reached."""
+    decoupled: bool | None
+    """What Triton sets as the ensemble's decoupled flag (None: some step is unknown)."""
 
 
 @dataclass(eq=False)
@@ -385,20 +398,151 @@ class EnsembleGraph:
     outputs: list[Endpoint]
     steps: list[Step]
     tensors: dict[str, Tensor]
-    issues: list[Issue] = field(default_factory=list)
-    decoupled: bool | None = None  # what Triton sets (None: some step is not known)
+    repository: Repository
+    auto_complete: bool = True
 
     @property
     def max_batch_size(self) -> int:
         return self.config.max_batch_size
 
-    def issues_of(self, kind: str) -> list[Issue]:
-        return [issue for issue in self.issues if issue.kind == kind]
+    # ---- reachability (ValidateEnsembleSchedulingConfig)
+
+    @cached_property
+    def flow_steps(self) -> list[Step]:
+        """Steps that write something (a step without output_map is reported on its own)."""
+        return [s for s in self.steps if s.writes]
+
+    @cached_property
+    def ready(self) -> frozenset[str]:
+        """Tensors that become available when the ensemble runs (Triton's reachability)."""
+        return frozenset(self.reachable(exclude=None))
+
+    def reachable(self, exclude: Step | None) -> set[str]:
+        """Tensors that become available, without running `exclude`.
+
+        A step runs when every tensor it reads is available. A step without an
+        input_map (reported on its own) is treated as runnable, so its outputs do not
+        cascade into more reports.
+        """
+        ready = {e.tensor for e in self.inputs}
+        pending = [s for s in self.flow_steps if s is not exclude]
+        progress = True
+        while progress:
+            progress = False
+            for step in list(pending):
+                if all(r.tensor in ready for r in step.reads):
+                    ready.update(w.tensor for w in step.writes)
+                    pending.remove(step)
+                    progress = True
+        return ready
+
+    def available_before(self, step: Step) -> list[str]:
+        """Tensors a step could read: those that do not depend on the step itself."""
+        ready = self.reachable(exclude=step)
+        return [name for name in self.tensors if name in ready]
+
+    def writer_of(self, name: str) -> Step | None:
+        t = self.tensors.get(name)
+        return t.writers[0].step if t and t.writers else None
+
+    @cached_property
+    def step_cycles(self) -> list[list[Step]]:
+        """Steps that never run because they wait on each other (cycles among them)."""
+        blocked = [s for s in self.flow_steps if not all(r.tensor in self.ready for r in s.reads)]
+        edges = {
+            s: [w for r in s.reads if (w := self.writer_of(r.tensor)) in blocked] for s in blocked
+        }
+        cycles: list[list[Step]] = []
+        in_cycle: set[Step] = set()
+        for start in blocked:
+            if start in in_cycle:
+                continue
+            path = cycle_from(start, edges)
+            if path is not None and not in_cycle.intersection(path):
+                cycles.append(path)
+                in_cycle.update(path)
+        return cycles
+
+    # ---- composing models (dependency graph and ValidateEnsembleConfig)
+
+    def model_steps(self) -> list[Step]:
+        """Steps whose model is a folder of the repository."""
+        return [s for s in self.steps if s.model is not None and s.model.exists]
+
+    @cached_property
+    def dependencies(self) -> dict[str, list[str]]:
+        """Triton's dependency graph of the repository, with this ensemble's own steps."""
+        deps = ensemble_dependencies(self.repository, self.auto_complete)
+        deps[self.name] = [s.model_name for s in self.model_steps()]
+        return deps
+
+    @cached_property
+    def cycle_paths(self) -> dict[Step, list[str]]:
+        """Steps that close a cycle of ensembles back to this one: the path back."""
+        paths = {s: path_to(s.model_name, self.name, self.dependencies) for s in self.model_steps()}
+        return {step: path for step, path in paths.items() if path is not None}
+
+    @cached_property
+    def cycles_reached(self) -> dict[Step, tuple[list[str], list[str]]]:
+        """Steps that lead into a cycle of ensembles this one is not part of (only when
+        it is in none itself): the cycle, and the path from the step's model to it."""
+        if self.cycle_paths:
+            return {}
+        found = {}
+        for step in self.model_steps():
+            cycle = cycle_from(step.model_name, self.dependencies)
+            if cycle is None:
+                continue
+            entry = path_to(step.model_name, cycle[0], self.dependencies) or [step.model_name]
+            found[step] = (cycle, entry)
+        return found
+
+    def in_dependency_cycle(self, step: Step) -> bool:
+        """The step's model closes or leads into a cycle of ensembles."""
+        return step in self.cycle_paths or step in self.cycles_reached
+
+    # ---- decoupled models
+
+    @cached_property
+    def decoupled_flow(self) -> DecoupledFlow:
+        labels: dict[str, int] = {e.tensor: 0 for e in self.inputs}
+        origin: dict[int, Step] = {}
+        fan_ins: list[Step] = []
+        fan_in_labels: dict[int, dict[str, int]] = {}
+        pending = list(self.flow_steps)
+        progress = True
+        while progress:
+            progress = False
+            for step in list(pending):
+                if not all(r.tensor in labels for r in step.reads):
+                    continue
+                pending.remove(step)
+                progress = True
+                incoming = [labels[r.tensor] for r in step.reads]
+                if len(set(incoming)) > 1:
+                    fan_ins.append(step)
+                    fan_in_labels[step.index] = {r.tensor: labels[r.tensor] for r in step.reads}
+                label = incoming[0] if incoming else 0
+                if step.decoupled:
+                    label = len(origin) + 1
+                    origin[label] = step
+                for write in step.writes:
+                    labels.setdefault(write.tensor, label)
+        known = all(
+            s.model is None or s.model.completed is None or s.model.io_known for s in self.steps
+        )
+        return DecoupledFlow(
+            labels, origin, tuple(fan_ins), fan_in_labels, bool(origin) if known else None
+        )
+
+    @property
+    def decoupled(self) -> bool | None:
+        """What Triton sets as the ensemble's decoupled flag (None: some step is unknown)."""
+        return self.decoupled_flow.decoupled
 
 
 def build_graph(context: ModelContext) -> EnsembleGraph | None:
-    """The graph of the context's model, if it declares ensemble scheduling, with every
-    issue found."""
+    """The graph of the context's model, if it declares ensemble scheduling."""
     config = context.effective
     if config is None or not config.HasField("ensemble_scheduling"):
         return None
@@ -412,9 +556,14 @@ def build_graph(context: ModelContext) -> EnsembleGraph | None:
 
     parsed = context.parsed
     source_map = parsed.source_map if parsed else None
-    graph = _assemble(context.model.name, config, resolve, source_map)
-    _Analysis(graph, context.repository, workspace.settings.auto_complete).run()
-    return graph
+    return _assemble(
+        context.model.name,
+        config,
+        resolve,
+        source_map,
+        context.repository,
+        workspace.settings.auto_complete,
+    )
 
 
 def _ordered(keys: Iterable[str], base: FieldPath, source_map: SourceMap | None) -> list[str]:
@@ -441,6 +590,8 @@ def _assemble(
     config: ModelConfig,
     resolve: Callable[[str], ComposingModel],
     source_map: SourceMap | None,
+    repository: Repository,
+    auto_complete: bool,
 ) -> EnsembleGraph:
     tensors: dict[str, Tensor] = {}
 
@@ -493,625 +644,7 @@ def _assemble(
             step.writes.append(write)
             tensor(write.tensor).writers.append(write)
         steps.append(step)
-    return EnsembleGraph(name, config, inputs, outputs, steps, tensors)
-
-
-# --------------------------------------------------------------------------- analysis
-
-
-def _names(names: Iterable[str], limit: int = 12) -> str:
-    listed = [f"`{n}`" for n in names]
-    if not listed:
-        return "none"
-    more = f" and {len(listed) - limit} more" if len(listed) > limit else ""
-    return ", ".join(listed[:limit]) + more
-
-
-def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
-    guess = suggest(word, [c for c in candidates if c != word])
-    return f" (did you mean `{guess}`?)" if guess else ""
-
-
-def _versions(versions: Sequence[int]) -> str:
-    if not versions:
-        return "no version"
-    return ("version " if len(versions) == 1 else "versions ") + ", ".join(map(str, versions))
-
-
-class _Analysis:
-    """Runs every check over an assembled graph, adding issues and marks."""
-
-    def __init__(self, graph: EnsembleGraph, repository: Repository, auto_complete: bool):
-        self.graph = graph
-        self.repository = repository
-        self.auto_complete = auto_complete
-        self.pointer = f"see `pbtxt-lint graph {graph.name}`"
-
-    def add(
-        self,
-        kind: str,
-        message: str,
-        at: FieldPath | None,
-        hint: str,
-        severity: Severity | None = None,
-    ) -> None:
-        self.graph.issues.append(Issue(kind, message, at, f"{hint}; {self.pointer}", severity))
-
-    def run(self) -> None:
-        self.flow_steps = [s for s in self.graph.steps if s.writes]
-        self.ready = self.reachable(exclude=None)
-        for name, t in self.graph.tensors.items():
-            t.ready = name in self.ready
-        self.written_twice()
-        self.unused_inputs()
-        self.unmapped_outputs()
-        self.unwritten_outputs()
-        self.unwritten_tensors()
-        self.unused_tensors()
-        self.missing_models()
-        self.dependency_cycles()
-        self.versions()
-        self.batch_sizes()
-        self.unknown_io()
-        self.map_keys()
-        self.consistency()
-        self.decoupling()
-
-    # ---- reachability (ValidateEnsembleSchedulingConfig)
-
-    def reachable(self, exclude: Step | None) -> set[str]:
-        """Tensors that become available, without running `exclude`.
-
-        A step runs when every tensor it reads is available. A step without an
-        input_map (reported on its own) is treated as runnable, so its outputs do not
-        cascade into more reports.
-        """
-        ready = {e.tensor for e in self.graph.inputs}
-        pending = [s for s in self.flow_steps if s is not exclude]
-        progress = True
-        while progress:
-            progress = False
-            for step in list(pending):
-                if all(r.tensor in ready for r in step.reads):
-                    ready.update(w.tensor for w in step.writes)
-                    pending.remove(step)
-                    progress = True
-        return ready
-
-    def available_before(self, step: Step) -> list[str]:
-        """Tensors a step could read: those that do not depend on the step itself."""
-        ready = self.reachable(exclude=step)
-        return [name for name in self.graph.tensors if name in ready]
-
-    def written_twice(self) -> None:
-        for t in self.graph.tensors.values():
-            first = t.writers[0] if t.writers else None
-            for again in t.writers[1:]:
-                assert first is not None and first.step and again.step
-                again.problems.append("written twice")
-                who = "it" if first.step is again.step else first.step.label
-                self.add(
-                    "tensor-written-twice",
-                    f"{again.step.label} writes `{t.name}` (from its output `{again.port}`), "
-                    f"but {who} already writes it (from `{first.port}`); an ensemble tensor "
-                    "can have only one producer",
-                    again.value_path,
-                    f"give one of them another name, e.g. `{t.name}_{again.step.number}`",
-                )
-
-    def unused_inputs(self) -> None:
-        if not self.graph.steps:
-            return  # ensemble-no-steps says it all
-        unwritten = [
-            n
-            for n, t in self.graph.tensors.items()
-            if t.readers and not t.writers and t.input is None
-        ]
-        for endpoint in self.graph.inputs:
-            if self.graph.tensors[endpoint.tensor].mentioned:
-                continue
-            endpoint.problems.append("not read by any step")
-            guess = suggest(endpoint.tensor, unwritten)
-            hint = (
-                f"a step reads `{guess}`, which nothing provides: did you mean "
-                f"`{endpoint.tensor}` there?"
-                if guess
-                else f'map it to a step input (input_map {{ key: "<input>" value: '
-                f'"{endpoint.tensor}" }}) or remove the input'
-            )
-            self.add(
-                "ensemble-input-unused",
-                f"ensemble input `{endpoint.tensor}` is not read by any step; Triton "
-                "refuses ensembles with unused inputs",
-                endpoint.path + ("name",),
-                hint,
-            )
-
-    def unmapped_outputs(self) -> None:
-        if not self.graph.steps:
-            return
-        written = [n for n, t in self.graph.tensors.items() if t.writers]
-        for endpoint in self.graph.outputs:
-            if self.graph.tensors[endpoint.tensor].mentioned:
-                continue
-            endpoint.problems.append("no step writes it")
-            self.add(
-                "ensemble-output-unmapped",
-                f"ensemble output `{endpoint.tensor}` is not written by any step: no "
-                f"output_map maps to it{_did_you_mean(endpoint.tensor, written)}; the steps "
-                f"write {_names(written)}",
-                endpoint.path + ("name",),
-                f'map a step output to it: output_map {{ key: "<output>" value: '
-                f'"{endpoint.tensor}" }}',
-            )
-
-    def blocker(self, name: str, seen: frozenset[str]) -> str:
-        """Why tensor `name` never becomes available, as the rest of a sentence."""
-        t = self.graph.tensors[name]
-        if not t.writers:
-            candidates = [n for n in self.graph.tensors if n in self.ready and n != name]
-            return (
-                f"`{name}`, which is neither an ensemble input nor written by any "
-                f"step{_did_you_mean(name, candidates)}"
-            )
-        step = t.writers[0].step
-        assert step is not None
-        missing = [r.tensor for r in step.reads if r.tensor not in self.ready]
-        for other in missing:
-            if other not in seen:
-                return f"`{name}`, which {step.label} writes from " + self.blocker(
-                    other, seen | {name}
-                )
-        return f"`{name}`, which {step.label} writes from `{missing[0]}`, in a cycle"
-
-    def unwritten_outputs(self) -> None:
-        for endpoint in self.graph.outputs:
-            t = self.graph.tensors[endpoint.tensor]
-            if not t.mentioned or t.ready:
-                continue
-            endpoint.problems.append("never written")
-            if t.writers:
-                step = t.writers[0].step
-                assert step is not None
-                missing = [r.tensor for r in step.reads if r.tensor not in self.ready]
-                why = f"{step.label} writes it but never runs: it needs " + self.blocker(
-                    missing[0], frozenset({t.name})
-                )
-            else:
-                unused = [
-                    n
-                    for n, u in self.graph.tensors.items()
-                    if u.writers and not u.readers and u.output is None
-                ]
-                why = f"steps read it, but no step writes it{_did_you_mean(t.name, unused)}"
-            self.add(
-                "ensemble-output-not-written",
-                f"ensemble output `{t.name}` is never written: {why}",
-                endpoint.path + ("name",),
-                "every tensor a step reads must be an ensemble input or the output of another step",
-            )
-
-    def unwritten_tensors(self) -> None:
-        for t in self.graph.tensors.values():
-            if t.ready or not t.readers or t.writers or t.input is not None:
-                continue
-            if t.output is not None:
-                continue  # an output nobody writes: ensemble-output-not-written
-            for reader in t.readers:
-                reader.problems.append("nothing writes it")
-            first = t.readers[0]
-            assert first.step is not None
-            available = self.available_before(first.step)
-            readers = ", ".join(r.step.label for r in t.readers if r.step)
-            self.add(
-                "tensor-not-written",
-                f"{readers} read{'s' if len(t.readers) == 1 else ''} `{t.name}`, which is "
-                f"neither an ensemble input nor written by any step"
-                f"{_did_you_mean(t.name, available)}; tensors available there: "
-                f"{_names(available)}",
-                first.value_path,
-                "read a tensor that exists, or add the step that produces it",
-            )
-        for cycle in self.step_cycles():
-            links = []
-            for step, after in zip(cycle, cycle[1:] + cycle[:1], strict=True):
-                step.problems.append("waits for itself (cycle)")
-                tensor = next(r.tensor for r in step.reads if self.writer_of(r.tensor) is after)
-                who = f"{after.label}" if after is not cycle[0] else f"{after.label} itself"
-                links.append(f"`{tensor}`, written by {who}")
-            head = cycle[0]
-            read = next(r for r in head.reads if self.writer_of(r.tensor) is cycle[1 % len(cycle)])
-            self.add(
-                "tensor-not-written",
-                f"{head.label} reads "
-                + ", which reads ".join(links)
-                + "; these steps wait for each other and never run",
-                read.value_path,
-                "break the cycle: a step cannot consume what it (indirectly) produces",
-            )
-
-    def writer_of(self, name: str) -> Step | None:
-        t = self.graph.tensors.get(name)
-        return t.writers[0].step if t and t.writers else None
-
-    def step_cycles(self) -> list[list[Step]]:
-        """Steps that never run because they wait on each other (cycles among them)."""
-        blocked = [s for s in self.flow_steps if not all(r.tensor in self.ready for r in s.reads)]
-        edges = {
-            s: [w for r in s.reads if (w := self.writer_of(r.tensor)) in blocked] for s in blocked
-        }
-        cycles: list[list[Step]] = []
-        in_cycle: set[Step] = set()
-        for start in blocked:
-            if start in in_cycle:
-                continue
-            path = _cycle_from(start, edges)
-            if path is not None and not in_cycle.intersection(path):
-                cycles.append(path)
-                in_cycle.update(path)
-        return cycles
-
-    def unused_tensors(self) -> None:
-        outputs_missing = [
-            e.tensor for e in self.graph.outputs if not self.graph.tensors[e.tensor].writers
-        ]
-        for t in self.graph.tensors.values():
-            if t.output is not None or t.readers or not t.writers:
-                continue
-            writer = t.writers[0]
-            assert writer.step is not None
-            writer.problems.append("nothing reads it")
-            guess = suggest(t.name, outputs_missing)
-            hint = (
-                f"did you mean the ensemble output `{guess}`?"
-                if guess
-                else "remove this output_map entry (a step output may stay unmapped), or "
-                "read the tensor in a step or declare it as an ensemble output"
-            )
-            self.add(
-                "tensor-unused",
-                f"{writer.step.label} writes `{t.name}` (its output `{writer.port}`), but no "
-                "step reads it and it is not an ensemble output; Triton refuses ensembles "
-                "with unused tensors",
-                writer.value_path,
-                hint,
-            )
-
-    # ---- composing models (dependency graph and ValidateEnsembleConfig)
-
-    def model_steps(self) -> list[Step]:
-        return [s for s in self.graph.steps if s.model is not None and s.model.exists]
-
-    def missing_models(self) -> None:
-        names = sorted(self.repository.models)
-        for step in self.graph.steps:
-            if step.model is None or step.model.exists:
-                continue
-            step.problems.append("no such model")
-            listed = f"; models in the repository: {_names(names)}" if names else ""
-            self.add(
-                "composing-model-missing",
-                f"{step.label} names model `{step.model_name}`, which is not in the "
-                f"repository{_did_you_mean(step.model_name, names)}{listed}",
-                step.path + ("model_name",),
-                "fix the model name or add the model folder to the repository",
-            )
-
-    def dependency_cycles(self) -> None:
-        """Triton's CircularDependencyCheck, which walks from an ensemble to its models."""
-        deps = ensemble_dependencies(self.repository, self.auto_complete)
-        deps[self.graph.name] = [s.model_name for s in self.model_steps()]
-        back = {s: _path_to(s.model_name, self.graph.name, deps) for s in self.model_steps()}
-        for step, path in back.items():
-            if path is None:
-                continue
-            step.problems.append("cycle of ensembles")
-            what = (
-                "names the ensemble itself"
-                if step.model_name == self.graph.name
-                else f"closes a cycle of ensembles: {' -> '.join([self.graph.name] + path)}"
-            )
-            self.add(
-                "ensemble-cycle",
-                f"{step.label} {what}; Triton refuses every ensemble in a cycle "
-                "(circular dependency between ensembles)",
-                step.path + ("model_name",),
-                "an ensemble cannot contain itself, directly or through other ensembles",
-            )
-        if any(path is not None for path in back.values()):
-            return
-        for step in self.model_steps():
-            cycle = _cycle_from(step.model_name, deps)
-            if cycle is None:
-                continue
-            entry = _path_to(step.model_name, cycle[0], deps) or [step.model_name]
-            step.problems.append("leads to a cycle of ensembles")
-            self.add(
-                "depends-on-ensemble-cycle",
-                f"{step.label} leads to the cycle of ensembles "
-                f"{' -> '.join(cycle + cycle[:1])} (through "
-                f"{' -> '.join([self.graph.name] + entry)}); tritonserver 2.51 crashes with "
-                "a segmentation fault while checking an ensemble that depends on a cycle "
-                "it is not part of, taking every model down",
-                step.path + ("model_name",),
-                "break the cycle between the ensembles it depends on",
-            )
-
-    def versions(self) -> None:
-        for step in self.model_steps():
-            model = step.model
-            assert model is not None
-            if model.completed is None or not model.versions:
-                continue  # the model itself fails: composing-model-fails says why
-            if step.model_version == LATEST or step.model_version in model.versions:
-                continue
-            step.problems.append(f"version {step.model_version} is not loaded")
-            loaded = f"`{model.name}` loads only {_versions(model.versions)}"
-            if not step.version_written:
-                self.add(
-                    "composing-version-not-loaded",
-                    f"{step.label} does not set model_version, so it requires version 0 "
-                    f"(the default of the field), and {loaded}; Triton refuses the ensemble "
-                    "(whose required version 0 is not loaded)",
-                    step.path + ("model_name",),
-                    f"add model_version: -1 (the loaded version) or model_version: "
-                    f"{model.versions[-1]}",
-                )
-                continue
-            folder = model.folder
-            present = (
-                {v.version for v in scan_version_folders(folder.subfolders).versions}
-                if folder
-                else set()
-            )
-            why = (
-                "its version_policy does not select it"
-                if step.model_version in present
-                else f"`{model.name}/{step.model_version}/` does not exist"
-            )
-            self.add(
-                "composing-version-not-loaded",
-                f"{step.label} requires version {step.model_version}, but {loaded}: {why}",
-                step.path + ("model_version",),
-                f"use model_version: -1 (the loaded version) or one of "
-                f"{', '.join(map(str, model.versions))}",
-            )
-
-    def batch_sizes(self) -> None:
-        limit = self.graph.max_batch_size
-        for step in self.model_steps():
-            model = step.model
-            assert model is not None
-            config = model.config
-            if config is None or model.completed is None or not model.completed.batching_known:
-                continue
-            if 0 < config.max_batch_size < limit:
-                step.problems.append(f"max_batch_size {config.max_batch_size} < {limit}")
-                self.add(
-                    "batch-size-exceeds-composing",
-                    f"the ensemble allows batches of {limit}, but {step.label} allows only "
-                    f"{config.max_batch_size} (max_batch_size of `{model.name}`)",
-                    step.path + ("model_name",),
-                    f"lower the ensemble's max_batch_size to {config.max_batch_size} or "
-                    f"raise `{model.name}`'s",
-                )
-
-    def unknown_io(self) -> None:
-        for step in self.model_steps():
-            model = step.model
-            assert model is not None and model.folder is not None
-            if model.completed is None:
-                step.problems.append(f"`{model.name}` has no usable config")
-                continue
-            if model.completed.io_known:
-                continue
-            self.add(
-                "composing-io-unknown",
-                f"{step.label} is not checked against `{model.name}`'s inputs and outputs: "
-                f"{model.completed.reason}",
-                step.path + ("model_name",),
-                f"list `{model.name}`'s inputs and outputs in its config.pbtxt to have this "
-                "step checked",
-            )
-
-    def map_keys(self) -> None:
-        for step in self.model_steps():
-            config = step.model.config if step.model else None
-            if config is None or not step.checked:
-                continue
-            inputs = [i.name for i in config.input]
-            outputs = [o.name for o in config.output]
-            for read in step.reads:
-                if read.port not in inputs:
-                    read.problems.append(f"no input `{read.port}`")
-                    self.add(
-                        "unknown-composing-input",
-                        f"{step.label} maps `{read.tensor}` to input `{read.port}`, but "
-                        f"`{step.model_name}` has no such input"
-                        f"{_did_you_mean(read.port, inputs)}; its inputs are {_names(inputs)}",
-                        read.path,
-                        "input_map keys are the composing model's input names, values are "
-                        "ensemble tensors",
-                    )
-            for write in step.writes:
-                if write.port not in outputs:
-                    write.problems.append(f"no output `{write.port}`")
-                    self.add(
-                        "unknown-composing-output",
-                        f"{step.label} maps output `{write.port}` to `{write.tensor}`, but "
-                        f"`{step.model_name}` has no such output"
-                        f"{_did_you_mean(write.port, outputs)}; its outputs are "
-                        f"{_names(outputs)}",
-                        write.path,
-                        "output_map keys are the composing model's output names, values are "
-                        "ensemble tensors",
-                    )
-            if not step.reads:
-                continue  # step-incomplete: it has no input_map at all
-            mapped = {r.port for r in step.reads}
-            unknown_keys = [r.port for r in step.reads if r.port not in inputs]
-            for spec in config.input:
-                if spec.name in mapped or spec.optional:
-                    continue
-                step.problems.append(f"input `{spec.name}` not mapped")
-                typo = suggest(spec.name, unknown_keys)
-                available = self.available_before(step)
-                hint = (
-                    f"the input_map key `{typo}` looks like a typo for it"
-                    if typo
-                    else f'map it: input_map {{ key: "{spec.name}" value: "<tensor>" }} '
-                    f"(tensors available there: {_names(available)})"
-                )
-                self.add(
-                    "composing-input-unmapped",
-                    f"{step.label} does not map `{step.model_name}`'s input `{spec.name}` "
-                    f"({_io_type(spec, None, False).type_name}); Triton requires every "
-                    "input that is not optional to be mapped",
-                    step.path + ("input_map",),
-                    hint,
-                )
-
-    def consistency(self) -> None:
-        """ValidateTensorConsistency, for every endpoint instead of the first failure.
-
-        Triton compares each place a tensor appears with the first place it saw it (the
-        ensemble's I/O, then the steps in order). Shapes with -1 are not transitive:
-        a writer and a reader that both match a wildcard reference can still disagree,
-        which Triton only finds when a request fails; that is a warning.
-        """
-        for t in self.graph.tensors.values():
-            endpoints = t.endpoints()
-            typed = [
-                (e, e.type)
-                for e in endpoints
-                if e.type is not None and e.type.complete and (e.step is None or e.step.checked)
-            ]
-            # Unknown types could be Triton's reference: then a shape verdict is a guess.
-            uncertain = any(
-                (e.step is not None and not e.step.checked and e.step.model)
-                or (e.type is not None and not e.type.complete)
-                for e in endpoints
-            )
-            if len(typed) < 2:
-                continue
-            (reference, ref_type), *others = typed
-            for other, other_type in others:
-                if other_type.data_type != ref_type.data_type:
-                    other.problems.append(f"{other_type.type_name} vs {ref_type.type_name}")
-                    self.add(
-                        "tensor-dtype-mismatch",
-                        f"{reference.phrase(True, ref_type.type_name)}; "
-                        f"{other.phrase(False, other_type.type_name)}",
-                        self.type_path(other, "data_type"),
-                        "make both data types the same (convert in the producing model if needed)",
-                    )
-                elif not shapes_compatible(ref_type, other_type):
-                    other.problems.append(f"shape {other_type.shape} vs {ref_type.shape}")
-                    self.add(
-                        "tensor-shape-mismatch",
-                        f"{reference.phrase(True, ref_type.shape)}; "
-                        f"{other.phrase(False, other_type.shape)}",
-                        self.type_path(other, "dims"),
-                        "make the shapes agree (-1 matches any size; the batch dimension is "
-                        "implied by max_batch_size > 0)",
-                        Severity.WARNING if uncertain else None,
-                    )
-            self.hidden_shape_mismatches(t, typed)
-
-    def hidden_shape_mismatches(self, t: Tensor, typed: list[tuple[Endpoint, TensorType]]) -> None:
-        """Producer/consumer pairs that both match a wildcard reference but not each other."""
-        (reference, ref_type), *_ = typed
-        producer = t.input or (t.writers[0] if t.writers else None)
-        fits = {
-            e: ty
-            for e, ty in typed
-            if ty.data_type == ref_type.data_type and shapes_compatible(ref_type, ty)
-        }
-        if producer is None or producer is reference or producer not in fits:
-            return
-        made = fits[producer]
-        for consumer, ty in fits.items():
-            if consumer.role not in (Role.READ, Role.OUTPUT) or consumer is reference:
-                continue
-            if shapes_compatible(made, ty):
-                continue
-            consumer.problems.append(f"shape {ty.shape} vs {made.shape}")
-            self.add(
-                "tensor-shape-mismatch",
-                f"{producer.phrase(True, made.shape)}; {consumer.phrase(False, ty.shape)}. "
-                f"Triton accepts this at load (both match {ref_type.shape}) but requests "
-                "fail when the shapes meet",
-                self.type_path(consumer, "dims"),
-                "make the shapes agree",
-                Severity.WARNING,
-            )
-
-    @staticmethod
-    def type_path(endpoint: Endpoint, attribute: str) -> FieldPath:
-        """Where to point for a type problem: the map entry, or the I/O's attribute."""
-        return endpoint.path if endpoint.step is not None else endpoint.path + (attribute,)
-
-    def decoupling(self) -> None:
-        """The decoupled labels of ValidateEnsembleConfig, and the value Triton sets."""
-        labels: dict[str, int] = {e.tensor: 0 for e in self.graph.inputs}
-        origin: dict[int, Step] = {}
-        pending = list(self.flow_steps)
-        progress = True
-        while progress:
-            progress = False
-            for step in list(pending):
-                if not all(r.tensor in labels for r in step.reads):
-                    continue
-                pending.remove(step)
-                progress = True
-                incoming = [labels[r.tensor] for r in step.reads]
-                if len(set(incoming)) > 1:
-                    self.fan_in(step, labels, origin)
-                label = incoming[0] if incoming else 0
-                if step.decoupled:
-                    label = len(origin) + 1
-                    origin[label] = step
-                for write in step.writes:
-                    labels.setdefault(write.tensor, label)
-        finals = {labels[e.tensor] for e in self.graph.outputs if e.tensor in labels}
-        if len(finals) > 1:
-            sources = "; ".join(
-                f"`{e.tensor}` from {self.origin_of(labels[e.tensor], origin)}"
-                for e in self.graph.outputs
-                if e.tensor in labels
-            )
-            self.add(
-                "decoupled-fan-in",
-                f"the ensemble's outputs originate from different decoupled steps ({sources}); "
-                "Triton refuses to collect them into one response",
-                ("output",),
-                "produce all ensemble outputs downstream of the same decoupled step",
-            )
-        known = all(
-            s.model is None or s.model.completed is None or s.model.io_known
-            for s in self.graph.steps
-        )
-        self.graph.decoupled = bool(origin) if known else None
-
-    def origin_of(self, label: int, origin: Mapping[int, Step]) -> str:
-        return (
-            f"decoupled {origin[label].label}"
-            if label
-            else "the ensemble inputs, through no decoupled step"
-        )
-
-    def fan_in(self, step: Step, labels: Mapping[str, int], origin: Mapping[int, Step]) -> None:
-        sources = "; ".join(
-            f"`{r.tensor}` from {self.origin_of(labels[r.tensor], origin)}" for r in step.reads
-        )
-        step.problems.append("inputs from different decoupled steps")
-        self.add(
-            "decoupled-fan-in",
-            f"{step.label} receives inputs that originate from different decoupled steps "
-            f"({sources}); Triton refuses such an ensemble",
-            step.path + ("model_name",),
-            "a step may only combine tensors that come through the same decoupled step",
-        )
+    return EnsembleGraph(name, config, inputs, outputs, steps, tensors, repository, auto_complete)
 
 
 # --------------------------------------------------------------------------- repository
@@ -1136,7 +669,7 @@ def ensemble_dependencies(repository: Repository, auto_complete: bool) -> dict[s
     return deps
 
 
-def _cycle_from(start: T, edges: Mapping[T, Sequence[T]]) -> list[T] | None:
+def cycle_from(start: T, edges: Mapping[T, Sequence[T]]) -> list[T] | None:
     """A cycle reachable from `start` (depth first), as its nodes in order, or None."""
     path: list[T] = []
     on_path: set[T] = set()
@@ -1161,7 +694,7 @@ def _cycle_from(start: T, edges: Mapping[T, Sequence[T]]) -> list[T] | None:
     return visit(start)
 
 
-def _path_to(start: str, goal: str, deps: Mapping[str, Sequence[str]]) -> list[str] | None:
+def path_to(start: str, goal: str, deps: Mapping[str, Sequence[str]]) -> list[str] | None:
     """The shortest dependency path from `start` to `goal` (both included), or None."""
     previous: dict[str, str] = {start: start}
     queue = [start]

@@ -1,111 +1,70 @@
 """`pbtxt-lint graph`: draw an ensemble's data flow as a tree, Mermaid or Graphviz DOT.
 
-The drawing is the graph the PL5xx rules check (`pbtxt_lint.ensemble`): steps in
-config order, every tensor edge labelled with its name, data type and full shape, and
-the broken edges and steps marked with the reason (red in every format).
+The drawing is the graph the PL5xx rules check (`pbtxt_lint.analysis.ensemble`): steps
+in config order, every tensor edge labelled with its name, data type and full shape,
+and the steps and edges the rules mark broken, with the reason (red in every format).
 """
 
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 from rich.tree import Tree
 
+from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Step
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.triton.autofill import is_ensemble
+from pbtxt_lint.rules import ALL_RULES
 
 FORMATS = ("tree", "mermaid", "dot")
 _CROSS = "✗"
 
 
-class EnsembleNotFound(LookupError):
-    """The named model is not an ensemble of the repository (or cannot be read)."""
+@dataclass
+class Drawing:
+    """An ensemble's graph and what the ensemble rules find broken in it."""
+
+    graph: EnsembleGraph
+    problems: dict[int, list[str]] = field(default_factory=dict)
+    """id(step or endpoint) -> short reasons, in rule order."""
+
+    def of(self, element: Step | Endpoint) -> list[str]:
+        return self.problems.get(id(element), [])
+
+    def broken(self, element: Step | Endpoint) -> bool:
+        return id(element) in self.problems
 
 
-# --------------------------------------------------------------------------- loading
+def drawing(context: ModelContext, graph: EnsembleGraph) -> Drawing:
+    """The graph with the marks of every ensemble rule (selected or not: the drawing
+    shows what Triton would refuse), in rule order; a step whose model has no usable
+    config is marked where Triton's load check gets to it (after the batch sizes)."""
+    marked = Drawing(graph)
+
+    def mark(element: Step | Endpoint, reason: str) -> None:
+        marked.problems.setdefault(id(element), []).append(reason)
+
+    unusable = [s for s in graph.model_steps() if s.model and s.model.completed is None]
+    for candidate in ALL_RULES:
+        if candidate.scope is not Scope.ENSEMBLE:
+            continue
+        if candidate.code > BATCH_SIZE_RULE:
+            for step in unusable:
+                mark(step, f"`{step.model_name}` has no usable config")
+            unusable = []
+        for finding in candidate.check(context):
+            for element, reason in finding.marks:
+                mark(element, reason)
+    return marked
 
 
-def load_graph(
-    path: Path,
-    ensemble: str,
-    *,
-    auto_complete: bool = True,
-    model_config_name: str | None = None,
-) -> EnsembleGraph:
-    """The graph of `ensemble` in the repository at (or around) `path`."""
-    from pbtxt_lint.analysis.context import Workspace
-    from pbtxt_lint.analysis.ensemble import build_graph
-    from pbtxt_lint.repository.layout import discover
-    from pbtxt_lint.settings import Settings
-
-    targets, problems = discover([path], model_config_name)
-    if problems or not targets:
-        raise EnsembleNotFound(f"{path}: no such file or folder")
-    repository = targets[0].repository
-    settings = Settings(auto_complete=auto_complete, model_config_name=model_config_name)
-    workspace = Workspace(repository, settings)
-
-    def ensembles() -> list[str]:
-        found = []
-        for name, folder in repository.models.items():
-            config = workspace.context(folder).effective
-            if config is not None and is_ensemble(config):
-                found.append(name)
-        return found
-
-    folder = repository.model(ensemble)
-    if folder is None:
-        known = ensembles()
-        guess = suggest(ensemble, known or list(repository.models))
-        near = f" (did you mean '{guess}'?)" if guess else ""
-        raise EnsembleNotFound(
-            f"no model '{ensemble}' in {repository.root}{near}; ensembles there: "
-            f"{', '.join(known) or 'none'}"
-        )
-    context = workspace.context(folder)
-    if context.config is None:
-        raise EnsembleNotFound(
-            f"the config of '{ensemble}' is missing or does not parse; run pbtxt-lint check"
-        )
-    graph = context.shared(build_graph)
-    if graph is None:
-        raise EnsembleNotFound(
-            f"'{ensemble}' is not an ensemble (no ensemble_scheduling); ensembles in "
-            f"{repository.root}: {', '.join(ensembles()) or 'none'}"
-        )
-    return graph
+BATCH_SIZE_RULE = "PL518"
 
 
-def graph_command(
-    repository_or_model_path: Path,
-    ensemble: str,
-    fmt: str,
-    *,
-    color: bool = False,
-    auto_complete: bool = True,
-    model_config_name: str | None = None,
-) -> str:
-    """What `pbtxt-lint graph ENSEMBLE --format FMT` prints; raises EnsembleNotFound."""
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown graph format '{fmt}'; use one of {', '.join(FORMATS)}")
-    graph = load_graph(
-        repository_or_model_path,
-        ensemble,
-        auto_complete=auto_complete,
-        model_config_name=model_config_name,
-    )
-    if fmt == "tree":
-        return tree_text(graph, color=color)
-    return graph_mermaid(graph) if fmt == "mermaid" else graph_dot(graph)
-
-
-def render_graph(graph: EnsembleGraph, fmt: str) -> Tree | str:
+def render_graph(graph: Drawing, fmt: str) -> Tree | str:
     """The drawing in `fmt`: a rich Tree for `tree`, text for `mermaid` and `dot`."""
     if fmt == "tree":
         return graph_tree(graph)
@@ -140,8 +99,9 @@ def _step_title(step: Step) -> str:
     return f"[bold]step {step.number}[/bold]  [cyan]{name}[/cyan]  [dim]{version}[/dim]"
 
 
-def graph_tree(graph: EnsembleGraph) -> Tree:
+def graph_tree(drawing: Drawing) -> Tree:
     """Steps in config order with their inputs and outputs; broken parts in red."""
+    graph = drawing.graph
     batching = f"max_batch_size {graph.max_batch_size}" if graph.max_batch_size else "no batching"
     root = Tree(
         Text.from_markup(f"[bold]{escape(graph.name)}[/bold]  [dim]ensemble, {batching}[/dim]")
@@ -150,17 +110,18 @@ def graph_tree(graph: EnsembleGraph) -> Tree:
     for endpoint in graph.inputs:
         inputs.add(
             _marked(
-                f"{escape(endpoint.tensor)}  [dim]{_type_text(endpoint)}[/dim]", endpoint.problems
+                f"{escape(endpoint.tensor)}  [dim]{_type_text(endpoint)}[/dim]",
+                drawing.of(endpoint),
             )
         )
     for step in graph.steps:
-        branch = root.add(_marked(_step_title(step), step.problems))
+        branch = root.add(_marked(_step_title(step), drawing.of(step)))
         for read in step.reads:
             branch.add(
                 _marked(
                     f"in   {escape(read.port)} [dim]<-[/dim] [green]{escape(read.tensor)}[/green]"
                     f"  [dim]{_type_text(read)}[/dim]",
-                    read.problems,
+                    drawing.of(read),
                 )
             )
         for write in step.writes:
@@ -168,7 +129,7 @@ def graph_tree(graph: EnsembleGraph) -> Tree:
                 _marked(
                     f"out  {escape(write.port)} [dim]->[/dim] [green]{escape(write.tensor)}[/green]"
                     f"  [dim]{_type_text(write)}[/dim]",
-                    write.problems,
+                    drawing.of(write),
                 )
             )
     outputs = root.add("[bold]outputs[/bold]")
@@ -179,13 +140,13 @@ def graph_tree(graph: EnsembleGraph) -> Tree:
         outputs.add(
             _marked(
                 f"{escape(endpoint.tensor)}  [dim]{_type_text(endpoint)}[/dim]{origin}",
-                endpoint.problems,
+                drawing.of(endpoint),
             )
         )
     return root
 
 
-def tree_text(graph: EnsembleGraph, *, color: bool = False, width: int = 120) -> str:
+def tree_text(graph: Drawing, *, color: bool = False, width: int = 120) -> str:
     """The tree as text (ANSI colours only when `color`)."""
     buffer = io.StringIO()
     console = Console(
@@ -224,21 +185,26 @@ def _edge_label(name: str, *endpoints: Endpoint) -> str:
     return f"{name}: {known}" if known is not None else name
 
 
-def _diagram(graph: EnsembleGraph) -> tuple[list[_Node], list[_Edge]]:
+def _diagram(drawing: Drawing) -> tuple[list[_Node], list[_Edge]]:
     """Nodes (ensemble I/O, steps, dangling tensors) and one edge per producer->consumer."""
+    graph = drawing.graph
     nodes: list[_Node] = []
     edges: list[_Edge] = []
     input_ids = {e.tensor: f"in_{i}" for i, e in enumerate(graph.inputs)}
     output_ids = {e.tensor: f"out_{i}" for i, e in enumerate(graph.outputs)}
     for endpoint in graph.inputs:
-        nodes.append(_Node(input_ids[endpoint.tensor], endpoint.tensor, "input", endpoint.broken))
+        nodes.append(
+            _Node(input_ids[endpoint.tensor], endpoint.tensor, "input", drawing.broken(endpoint))
+        )
     for step in graph.steps:
         title = f"step {step.number}: {step.model_name or '(no model_name)'}"
-        if step.problems:
-            title += f"\n{_CROSS} " + "; ".join(step.problems)
-        nodes.append(_Node(f"s{step.number}", title, "step", bool(step.problems)))
+        if drawing.broken(step):
+            title += f"\n{_CROSS} " + "; ".join(drawing.of(step))
+        nodes.append(_Node(f"s{step.number}", title, "step", drawing.broken(step)))
     for endpoint in graph.outputs:
-        nodes.append(_Node(output_ids[endpoint.tensor], endpoint.tensor, "output", endpoint.broken))
+        nodes.append(
+            _Node(output_ids[endpoint.tensor], endpoint.tensor, "output", drawing.broken(endpoint))
+        )
     for number, tensor in enumerate(graph.tensors.values()):
         sources: list[tuple[str, Endpoint]] = []
         if tensor.input is not None:
@@ -261,7 +227,7 @@ def _diagram(graph: EnsembleGraph) -> tuple[list[_Node], list[_Edge]]:
             for target, consumed in targets:
                 if source == target:
                     continue
-                reasons = list(dict.fromkeys(produced.problems + consumed.problems))
+                reasons = list(dict.fromkeys(drawing.of(produced) + drawing.of(consumed)))
                 edges.append(
                     _Edge(
                         source,
@@ -277,7 +243,7 @@ def _mermaid_text(text: str) -> str:
     return text.replace('"', "#quot;").replace("\n", "<br/>")
 
 
-def graph_mermaid(graph: EnsembleGraph) -> str:
+def graph_mermaid(graph: Drawing) -> str:
     """A Mermaid `flowchart LR`; broken steps and edges red, broken edges dashed."""
     nodes, edges = _diagram(graph)
     shapes = {
@@ -313,7 +279,7 @@ def _dot_text(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def graph_dot(graph: EnsembleGraph) -> str:
+def graph_dot(graph: Drawing) -> str:
     """A Graphviz digraph with the same content as the Mermaid drawing."""
     shapes = {
         "input": "ellipse",
@@ -324,7 +290,7 @@ def graph_dot(graph: EnsembleGraph) -> str:
     }
     nodes, edges = _diagram(graph)
     lines = [
-        f"digraph {_dot_text(graph.name)} {{",
+        f"digraph {_dot_text(graph.graph.name)} {{",
         "  rankdir=LR;",
         '  node [fontname="Helvetica"];',
         '  edge [fontname="Helvetica", fontsize=10];',

@@ -12,7 +12,6 @@ from pbtxt_lint.rules import (
     artifact_formats,
     artifacts,
     batching,
-    ensembles,
     features,
     instances,
     layout,
@@ -21,6 +20,11 @@ from pbtxt_lint.rules import (
     tensors,
 )
 from pbtxt_lint.rules.base import Rule
+from pbtxt_lint.rules.ensembles import composing as ensemble_composing
+from pbtxt_lint.rules.ensembles import config as ensemble_config
+from pbtxt_lint.rules.ensembles import dataflow as ensemble_dataflow
+from pbtxt_lint.rules.ensembles import repository as ensemble_repository
+from pbtxt_lint.rules.ensembles import types as ensemble_types
 
 FAMILIES: dict[str, str] = {
     "PL0": "Syntax, text and suppressions",
@@ -41,7 +45,11 @@ MODULES: tuple[ModuleType, ...] = (
     tensors,
     batching,
     instances,
-    ensembles,
+    ensemble_config,
+    ensemble_dataflow,
+    ensemble_repository,
+    ensemble_composing,
+    ensemble_types,
     artifacts,
     artifact_formats,
     features,

@@ -14,10 +14,14 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Fix, Severity, Span
 from pbtxt_lint.textproto.sourcemap import FieldPath
+
+if TYPE_CHECKING:
+    from pbtxt_lint.analysis.ensemble import Mark
 
 
 class Stage(enum.Enum):
@@ -42,6 +46,7 @@ class Finding:
     span: Span | None = None  # an exact span (parser problems)
     severity: Severity | None = None  # a documented per-finding downgrade
     stage: Stage | None = None  # when Triton reports it, where that depends on the mode
+    marks: tuple[Mark, ...] = ()  # the ensemble steps and edges it breaks (`pbtxt-lint graph`)
 
 
 Check = Callable[[ModelContext], Iterable[Finding]]

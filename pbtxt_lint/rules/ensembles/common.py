@@ -1,0 +1,61 @@
+"""What the ensemble rules share: the graph of the model, and how findings read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.diagnostics import Fix, Severity
+from pbtxt_lint.rules.base import Finding
+from pbtxt_lint.textproto.binder import suggest
+from pbtxt_lint.textproto.sourcemap import FieldPath
+
+if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
+    from pbtxt_lint.analysis.ensemble import EnsembleGraph, Mark
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+
+def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
+    """The data-flow graph of this model if it declares ensemble scheduling (built once
+    per model, for all the rules that read it)."""
+    from pbtxt_lint.analysis.ensemble import build_graph  # deferred: loads with an ensemble
+
+    return context.shared(build_graph)
+
+
+def ensemble_finding(
+    context: ModelContext,
+    message: str,
+    at: FieldPath | None,
+    hint: str,
+    *,
+    fix: Fix | None = None,
+    severity: Severity | None = None,
+    marks: Sequence[Mark] = (),
+) -> Finding:
+    """A finding whose hint ends with the pointer to the graph command."""
+    return Finding(
+        message,
+        at=at,
+        hint=f"{hint}; see `pbtxt-lint graph {context.model.name}`",
+        fix=fix,
+        severity=severity,
+        marks=tuple(marks),
+    )
+
+
+def names(listed: Iterable[str], limit: int = 12) -> str:
+    """`a`, `b` and 3 more; "none" for an empty list."""
+    quoted = [f"`{n}`" for n in listed]
+    if not quoted:
+        return "none"
+    more = f" and {len(quoted) - limit} more" if len(quoted) > limit else ""
+    return ", ".join(quoted[:limit]) + more
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """` (did you mean `x`?)` or nothing."""
+    guess = suggest(word, [c for c in candidates if c != word])
+    return f" (did you mean `{guess}`?)" if guess else ""
