@@ -4,27 +4,26 @@ A case is a small model repository under `tests/fixtures/rules/` that must trigg
 rule (its name starts with `fail`) or, as a close variant, must not (`pass`). It is
 written one of two ways:
 
-- **a data case** (the common one): an entry of the rule's data file
-  `tests/fixtures/rules/<CODE>.toml`. The test helpers write it out as a repository
-  in a temporary folder (`materialize`, `Case.path`), so every test sees the same
-  files a folder would hold:
+- **a data case** (the common one): a `[[case]]` table in the rule's data file
+  `tests/fixtures/rules/<CODE>.toml`:
 
       [[case]]
-      name = "fail_misspelt_field"
-      args = "--config-only"                 # extra `pbtxt-lint check` flags
-      python_stub = ["m/1/model.py"]         # files holding PYTHON_STUB
-      empty = ["m/1/.gitkeep"]               # empty files (placeholder model files)
-      dirs = ["m/2"]                         # empty folders
-      expect = ["PL107 m", "PL665 m/1/model.py:3"]  # diagnostics `# expect:` cannot mark
-      fifos = ["m/config.pbtxt"]             # FIFOs the helper creates
+      name = "fail_typo"
+      args = "--config-only"          # extra `pbtxt-lint check` flags
+      python_stub = ["m/1/model.py"]  # files holding PYTHON_STUB
       files."m/config.pbtxt" = '''
       backend: "python"
       max_batch: 8  # expect: PL002
       '''
 
-  Only `name` is required. Text is TOML: a `'''` string keeps it verbatim (the
-  newline right after the opening quotes is dropped); double-quoted strings take
-  backslash escapes.
+  Other keys: `empty = ["m/1/model.onnx"]` (empty files), `dirs = ["m/2"]` (empty
+  folders), `expect = ["PL107 m", "PL665 m/1/model.py:3"]` (diagnostics without a
+  line, or on a line of a file that is not `.pbtxt`), `fifos = ["m/config.pbtxt"]`
+  (FIFOs git could not store). Only `name` is required. Text is TOML: a `'''` string
+  keeps it verbatim (the newline right after the opening quotes is dropped);
+  double-quoted strings take backslash escapes. The helpers write a data case out as
+  a repository in a temporary folder (`materialize`, `Case.path`), so every test sees
+  the files a folder would hold.
 - **a folder case** `tests/fixtures/rules/<CODE>/<case>/` holding the repository
   itself, for what a data file cannot hold: binary model files (written by
   scripts/make_fixture_artifacts.py), symbolic links, bytes that are not plain UTF-8
@@ -34,7 +33,8 @@ written one of two ways:
 In both, `# expect: PL204` (comma-separated codes) at the end of a line of any
 `.pbtxt` file expects a diagnostic with that code on that line of that file. The
 expected set must equal the reported set exactly (path, line, code), so a case also
-proves that nothing else fires.
+proves that nothing else fires. What each case reports, word for word, is recorded in
+`tests/snapshots/<CODE>.txt` (test_snapshots.py; `make snapshots` rewrites it).
 """
 
 from __future__ import annotations
@@ -142,9 +142,10 @@ def load_data_file(path: Path) -> list[Case]:
     """The cases listed in a rule's data file `<CODE>.toml`; a mistake in it raises."""
     with path.open("rb") as stream:
         document = tomllib.load(stream)
-    if set(document) - {"case"}:
+    entries = document.get("case", [])
+    if set(document) - {"case"} or not isinstance(entries, list):
         raise ValueError(f"{path}: only [[case]] tables belong here, not {sorted(document)}")
-    return [_data_case(path, entry) for entry in document.get("case", [])]
+    return [_data_case(path, entry) for entry in entries]
 
 
 def _data_case(path: Path, entry: dict[str, Any]) -> Case:
@@ -157,32 +158,30 @@ def _data_case(path: Path, entry: dict[str, Any]) -> Case:
     texts = entry.get("files", {})
     if not isinstance(texts, dict) or not all(isinstance(t, str) for t in texts.values()):
         raise ValueError(f"{where}: files maps a relative path to its text")
-    files = {relative: text.encode() for relative, text in texts.items()}
-    for relative in _strings(entry, "python_stub", where):
-        files[relative] = PYTHON_STUB.encode()
-    for relative in _strings(entry, "empty", where):
-        files[relative] = b""
-    dirs = _strings(entry, "dirs", where)
-    named = [*texts, *_strings(entry, "python_stub", where), *_strings(entry, "empty", where)]
-    for relative in [*named, *dirs, *_strings(entry, "fifos", where)]:
+    stubs, empty, dirs, fifos, expect = (
+        _strings(entry, key, where) for key in ("python_stub", "empty", "dirs", "fifos", "expect")
+    )
+    files = [(relative, text.encode()) for relative, text in texts.items()]
+    files += [(relative, PYTHON_STUB.encode()) for relative in stubs]
+    files += [(relative, b"") for relative in empty]
+    for relative in [*(f for f, _ in files), *dirs, *fifos]:
         parts = PurePosixPath(relative).parts
         if not parts or relative.startswith("/") or ".." in parts or "\\" in relative:
             raise ValueError(f"{where}: {relative!r} is not a relative path inside the case")
-    if len(named) != len(files):
+    if len({f for f, _ in files}) != len(files):
         raise ValueError(f"{where}: a file is given twice")
-    ordered = tuple(sorted(files.items()))
-    pbtxt = [(relative, data) for relative, data in ordered if relative.endswith(".pbtxt")]
     args = entry.get("args", "")
     if not isinstance(args, str):
         raise ValueError(f"{where}: args is one string of flags")
+    pbtxt = [(relative, data) for relative, data in files if relative.endswith(".pbtxt")]
     return Case(
         code=path.stem,
         name=name,
         source=path,
         args=tuple(shlex.split(args)),
-        expected=_expectations(pbtxt, _strings(entry, "expect", where)),
-        fifos=_strings(entry, "fifos", where),
-        files=ordered,
+        expected=_expectations(pbtxt, expect),
+        fifos=fifos,
+        files=tuple(sorted(files)),
         dirs=dirs,
     )
 
@@ -266,14 +265,15 @@ def corpus(pattern: str) -> dict[str, Path]:
     and model files the corpus tests read. In the order of their places in the source
     tree (examples/ before tests/), whichever way a case is written, so that seeded
     random choices from the corpus stay the same."""
-    found = [((0, *p.relative_to(EXAMPLES).parts), p) for p in EXAMPLES.rglob(pattern)]
+    found = [(("examples", *p.relative_to(EXAMPLES).parts), p) for p in EXAMPLES.rglob(pattern)]
     for case in all_cases():
         found += [
-            ((1, case.code, case.name, *p.relative_to(case.path).parts), p)
+            ((case.code, case.name, *p.relative_to(case.path).parts), p)
             for p in case.path.rglob(pattern)
         ]
+    in_tree_order = sorted(found, key=lambda item: (item[0][0] != "examples", item[0]))
     return {
-        "/".join(("examples", *key[1:]) if key[0] == 0 else key[1:]): path
-        for key, path in sorted(found)
+        "/".join(parts): path
+        for parts, path in in_tree_order
         if path.is_file() and not path.is_symlink()
     }
