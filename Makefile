@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit snapshots bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q
 
 test: lint typecheck unit
+
+# Rewrite tests/snapshots/ (what each fixture case reports) after an intended change.
+snapshots: $(STAMP)
+	$(BIN)/python -m pytest -q tests/test_snapshots.py --snapshot-update
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -27,7 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+
+from fixture_cases import corpus as fixture_corpus  # noqa: E402  (after sys.path)
 
 from pbtxt_lint.schema import MODEL_CONFIG_DESCRIPTOR  # noqa: E402  (after sys.path)
 from pbtxt_lint.textproto.binder import Binder  # noqa: E402
@@ -47,9 +49,7 @@ instance_group [ { kind: KIND_CPU count: 1 }  ]
 
 def corpus() -> list[bytes]:
     """The real configs: the example repository and every rule fixture."""
-    paths = sorted(REPO.glob("examples/model_repository/**/config.pbtxt"))
-    paths += sorted(REPO.glob("tests/fixtures/rules/*/*/**/config.pbtxt"))
-    return [path.read_bytes() for path in paths]
+    return [path.read_bytes() for path in fixture_corpus("config.pbtxt").values()]
 
 
 def best_time(run: Callable[[], object], repeats: int, min_time: float) -> float:

@@ -17,6 +17,7 @@ import random
 from pathlib import Path
 
 import pytest
+from fixture_cases import corpus
 from google.protobuf import text_format
 from oracle import TritonServer, fetch_error, find_tritonserver
 
@@ -560,9 +561,7 @@ def _server() -> TritonServer:
     return found
 
 
-CONFIGS = sorted(
-    path for folder in ("tests/fixtures", "examples") for path in (ROOT / folder).rglob("*.pbtxt")
-)
+CONFIGS = list(corpus("*.pbtxt").values())
 
 
 def test_built_message_is_what_text_format_builds() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fixture_cases import corpus
 from hypothesis import HealthCheck, assume, given, settings
 from pbtxt_strategies import configs
 
@@ -14,16 +15,10 @@ from pbtxt_lint.cli import cli
 from pbtxt_lint.textproto.format import FormatError, format_config, format_text
 from pbtxt_lint.textproto.parse import parse_config
 
-ROOT = Path(__file__).parent.parent
-CONFIG_FILES = sorted(
-    p
-    for p in [
-        *(ROOT / "tests" / "fixtures" / "rules").rglob("*.pbtxt"),
-        *(ROOT / "examples").rglob("*.pbtxt"),
-    ]
-    if p.is_file() and not p.is_symlink()
-)
-PARSING = [p for p in CONFIG_FILES if parse_config(p.read_bytes()).config is not None]
+CONFIG_FILES = corpus("*.pbtxt")
+PARSING = {
+    label: p for label, p in CONFIG_FILES.items() if parse_config(p.read_bytes()).config is not None
+}
 
 
 def comments(text: str) -> list[str]:
@@ -35,7 +30,7 @@ def test_the_corpus_is_large() -> None:
     assert len(CONFIG_FILES) > len(PARSING)  # some do not parse: they are refused
 
 
-@pytest.mark.parametrize("path", PARSING, ids=[str(p.relative_to(ROOT)) for p in PARSING])
+@pytest.mark.parametrize("path", PARSING.values(), ids=PARSING.keys())
 def test_formatting_preserves_the_parsed_config_and_is_idempotent(path: Path) -> None:
     data = path.read_bytes()
     formatted = format_config(data)
@@ -50,7 +45,7 @@ def test_formatting_preserves_the_parsed_config_and_is_idempotent(path: Path) ->
 
 
 def test_every_example_and_fixture_that_does_not_parse_is_refused() -> None:
-    refused = [p for p in CONFIG_FILES if p not in PARSING]
+    refused = [p for label, p in CONFIG_FILES.items() if label not in PARSING]
     for path in refused:
         with pytest.raises(FormatError):
             format_config(path.read_bytes())

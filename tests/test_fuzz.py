@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 from child_process import run_measured
+from fixture_cases import corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx_builders import build_model
@@ -40,15 +41,7 @@ from pbtxt_lint.textproto.parse import parse_config
 from pbtxt_lint.textproto.tokenizer import TokenKind, tokenize
 from pbtxt_lint.textproto.tree import parse_tree
 
-ROOT = Path(__file__).resolve().parent.parent
-SEED_CONFIGS: list[bytes] = sorted(
-    {
-        path.read_bytes()
-        for folder in (ROOT / "tests" / "fixtures", ROOT / "examples")
-        for path in folder.rglob("*.pbtxt")
-        if path.is_file()
-    }
-)
+SEED_CONFIGS: list[bytes] = sorted({path.read_bytes() for path in corpus("*.pbtxt").values()})
 FUZZ = settings(
     derandomize=True,
     database=None,

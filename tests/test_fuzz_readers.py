@@ -50,6 +50,7 @@ from unittest import mock
 
 import pytest
 from child_process import run_measured
+from fixture_cases import corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -163,13 +164,7 @@ IO = (
 
 def _fixture_seeds(filename: str) -> list[bytes]:
     """Each distinct non-empty model file of that name in the fixtures and examples."""
-    name = Path(filename).name
-    found = {
-        path.read_bytes()
-        for folder in (ROOT / "tests" / "fixtures", ROOT / "examples")
-        for path in folder.rglob(name)
-        if path.is_file() and not path.is_symlink()
-    }
+    found = {path.read_bytes() for path in corpus(Path(filename).name).values()}
     return sorted(data for data in found if data)
 
 

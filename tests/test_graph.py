@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from fixture_cases import find_case
 from rich.tree import Tree
 
 from pbtxt_lint.cli.graph import EnsembleNotFound, graph_command, load_graph
 from pbtxt_lint.report.graph import graph_dot, graph_mermaid, render_graph
 
-RULES = Path(__file__).parent / "fixtures" / "rules"
-TEXT_OK = RULES / "PL522" / "pass_text_embedding_pipeline"
-TEXT_BROKEN = RULES / "PL522" / "fail_tokenizer_writes_int32"
-DANGLING = RULES / "PL510" / "fail_missing_upstream_tensor"
-IMAGE_BROKEN = RULES / "PL523" / "fail_resize_to_wrong_size"
+TEXT_OK = find_case("PL522", "pass_text_embedding_pipeline").path
+TEXT_BROKEN = find_case("PL522", "fail_tokenizer_writes_int32").path
+DANGLING = find_case("PL510", "fail_missing_upstream_tensor").path
+IMAGE_BROKEN = find_case("PL523", "fail_resize_to_wrong_size").path
 
 _MERMAID_ID = r"[A-Za-z_][A-Za-z0-9_]*"
 _MERMAID_NODE = re.compile(rf"^  ({_MERMAID_ID})(\(\[|\[|\{{\{{)\"[^\"]*\"(\]\)|\]|\}}\}})$")

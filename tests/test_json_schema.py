@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from fixture_cases import all_cases, corpus
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from jsonschema import Draft202012Validator
@@ -21,15 +22,12 @@ from pbtxt_lint.textproto.parse import parse_config
 from pbtxt_lint.textproto.tokenizer import TokenKind, string_value
 from pbtxt_lint.textproto.tree import Block, Field, ListValue, Scalar, parse_tree
 
-ROOT = Path(__file__).parent.parent
-FIXTURES = ROOT / "tests" / "fixtures" / "rules"
 VALIDATOR = Draft202012Validator(model_config_schema())
-CONFIGS = sorted(
-    p
-    for p in [*FIXTURES.rglob("*.pbtxt"), *(ROOT / "examples").rglob("*.pbtxt")]
-    if p.is_file() and not p.is_symlink()
-)
-VALID = [(p, c) for p in CONFIGS if (c := parse_config(p.read_bytes()).config) is not None]
+VALID = [
+    (label, p, c)
+    for label, p in corpus("*.pbtxt").items()
+    if (c := parse_config(p.read_bytes()).config) is not None
+]
 
 
 def errors(document: Any) -> list[str]:
@@ -50,7 +48,7 @@ def test_important_fields_have_our_descriptions_and_the_rest_their_path() -> Non
     assert properties["responseCache"]["description"] == "ModelConfig.response_cache"
 
 
-@pytest.mark.parametrize("path,config", VALID, ids=[str(p.relative_to(ROOT)) for p, _ in VALID])
+@pytest.mark.parametrize("path,config", [v[1:] for v in VALID], ids=[v[0] for v in VALID])
 def test_every_json_form_of_every_valid_config_is_accepted(path: Path, config: ModelConfig) -> None:
     forms = [
         json_format.MessageToDict(config),
@@ -98,9 +96,14 @@ def value_to_json(item: Scalar | Block, fd: FieldDescriptor | None) -> Any:
 
 @pytest.mark.parametrize("code", ["PL002", "PL003", "PL007", "PL008"])
 def test_the_json_forms_of_invalid_fixtures_are_rejected(code: str) -> None:
-    cases = sorted((FIXTURES / code).glob("*/**/config.pbtxt"))
-    failing = [p for p in cases if "/fail" in str(p)]
-    passing = [p for p in cases if "/pass" in str(p)]
+    configs = [
+        (case.should_fail, path)
+        for case in all_cases()
+        if case.code == code
+        for path in sorted(case.path.glob("**/config.pbtxt"))
+    ]
+    failing = [path for should_fail, path in configs if should_fail]
+    passing = [path for should_fail, path in configs if not should_fail]
     assert failing and passing
     for path in failing:
         document = tree_to_json(parse_tree(path.read_text()).fields, MODEL_CONFIG_DESCRIPTOR)

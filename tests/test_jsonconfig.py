@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fixture_cases import corpus
 from google.protobuf import json_format
 from hypothesis import HealthCheck, assume, given, settings
 from pbtxt_strategies import configs
@@ -29,16 +30,11 @@ from pbtxt_lint.textproto.binder import ProblemKind
 from pbtxt_lint.textproto.parse import parse_config
 from pbtxt_lint.textproto.sourcemap import Key
 
-ROOT = Path(__file__).parent.parent
-CONFIGS = sorted(
-    p
-    for p in [
-        *(ROOT / "tests" / "fixtures").rglob("*.pbtxt"),
-        *(ROOT / "examples").rglob("*.pbtxt"),
-    ]
-    if p.is_file() and not p.is_symlink()
-)
-VALID = [(p, c) for p in CONFIGS if (c := parse_config(p.read_bytes()).config) is not None]
+VALID = [
+    (label, p, c)
+    for label, p in corpus("*.pbtxt").items()
+    if (c := parse_config(p.read_bytes()).config) is not None
+]
 
 
 def kinds(text: str) -> list[tuple[str, int, int]]:
@@ -88,7 +84,7 @@ def test_read_json_errors_say_what_and_where(text: str, message: str, hint: str 
 # -- round trips -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path,config", VALID, ids=[str(p.relative_to(ROOT)) for p, _ in VALID])
+@pytest.mark.parametrize("path,config", [v[1:] for v in VALID], ids=[v[0] for v in VALID])
 def test_every_valid_config_round_trips_through_json(path: Path, config: ModelConfig) -> None:
     for text in (config_to_json(config), json_format.MessageToJson(config)):
         parsed = parse_json_config(text.encode())

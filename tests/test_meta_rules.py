@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fixture_cases import FIXTURES, Case, Expectation, load_case
+from fixture_cases import FIXTURES, Case, Expectation, all_cases
 from test_rules import run_case
 
 from pbtxt_lint.rules.meta import META_RULES
@@ -21,13 +21,8 @@ PENDING = FIXTURES.parent / "pending_rules"
 
 
 def meta_cases() -> list[Case]:
-    cases = []
-    for code in CODES:
-        for root in (FIXTURES, PENDING):
-            folder = root / code
-            if folder.is_dir():
-                cases += [load_case(code, d) for d in sorted(folder.iterdir()) if d.is_dir()]
-    return cases
+    roots = [root for root in (FIXTURES, PENDING) if root.is_dir()]
+    return [case for root in roots for case in all_cases(root) if case.code in CODES]
 
 
 CASES = meta_cases()

@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixture_cases import all_cases
 
 from pbtxt_lint import linter
 from pbtxt_lint.linter import PARALLEL_MIN_MODELS, LintResult, _workers, lint
 from pbtxt_lint.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures" / "rules"
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="workers are forked on Linux only"
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(
 def repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every model folder of every fixture case (and the examples), in one repository."""
     root = tmp_path_factory.mktemp("all-fixtures")
-    cases = sorted(p for p in FIXTURES.glob("*/*") if p.is_dir())
+    cases = [case.path for case in all_cases()]
     cases.append(ROOT / "examples" / "model_repository")
     for number, case in enumerate(cases):
         for model in sorted(p for p in case.iterdir() if p.is_dir() and not p.is_symlink()):

@@ -1,0 +1,141 @@
+"""The words of every diagnostic of every fixture case, against committed snapshots.
+
+`test_rules.py` checks where diagnostics are (path, line, code); this checks what they
+say: severity, exact span, message, hint and fix, one reviewable text file per rule in
+`tests/snapshots/<CODE>.txt`. After an intended change, `make snapshots` (pytest
+`--snapshot-update`) rewrites the files; review their diff like code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from pathlib import Path
+
+import pytest
+from fixture_cases import Case, all_cases, materialize
+
+from pbtxt_lint.cli.check import check
+from pbtxt_lint.config import Options, resolve_settings
+from pbtxt_lint.diagnostics import Diagnostic, Fix
+from pbtxt_lint.fixes import apply_edits
+from pbtxt_lint.linter import LintResult, lint
+from pbtxt_lint.report.paths import display_path
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+CASES = all_cases()
+CODES = sorted({case.code for case in CASES})
+
+
+def check_diagnostics(args: tuple[str, ...]) -> list[Diagnostic]:
+    """What `pbtxt-lint check . <args>` reports in the working folder, as objects (the
+    JSON report has no fixes): the command's own option parsing and settings."""
+    params = check.make_context("check", [".", *args]).params
+    options = Options(**{f.name: params[f.name] for f in dataclasses.fields(Options)})
+    result = LintResult()
+    for group in resolve_settings([Path(".")], options):
+        result.merge(lint(group.paths, group.settings))
+    return result.diagnostics
+
+
+def visible(text: str) -> str:
+    """One line of the snapshot: control characters, bytes that are not UTF-8 and
+    trailing blanks escaped, so the file shows (and keeps) every difference."""
+    out = "".join(
+        f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF
+        else c if c.isprintable() or c == " "
+        else c.encode("unicode_escape").decode()
+        for c in text
+    )  # fmt: skip
+    stripped = out.rstrip(" ")
+    return stripped + "\\x20" * (len(out) - len(stripped))
+
+
+def render_fix(fix: Fix, path: Path) -> list[str]:
+    lines = [f"  fix ({'safe' if fix.safe else 'unsafe'}): {visible(fix.description)}"]
+    try:
+        before = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    except OSError as error:
+        return [*lines, f"    (cannot read {display_path(path)}: {error.strerror})"]
+    after, applied = apply_edits(before, [fix])
+    if not applied:
+        edits = ", ".join(f"{e.start}-{e.end} {e.text!r}" for e in fix.edits)
+        return [*lines, f"    (the edits do not apply: {visible(edits) or 'none'})"]
+    diff = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), n=0, lineterm=""
+    )
+    for line in list(diff)[2:]:  # no file names: the diagnostic's path is the file
+        end = "" if line.endswith("\n") or line.startswith("@@") else " (no newline at end)"
+        lines.append(f"    {visible(line.removesuffix(chr(10)))}{end}")
+    return lines
+
+
+def render_diagnostic(diagnostic: Diagnostic, folder: Path) -> list[str]:
+    where = display_path(diagnostic.path)
+    if (span := diagnostic.span) is not None:
+        where += f":{span.line}:{span.column}-{span.end_line}:{span.end_column}"
+    lines = [f"{where} {diagnostic.severity.value} {diagnostic.code}"]
+    for label, text in (("message", diagnostic.message), ("hint", diagnostic.hint)):
+        if text is not None:
+            for name in {os.path.realpath(folder), str(folder.absolute())}:
+                text = text.replace(name, "<case>")
+            lines.append(f"  {label}: " + "\n    ".join(map(visible, text.split("\n"))))
+    if diagnostic.fix is not None:
+        lines += render_fix(diagnostic.fix, diagnostic.path)
+    return lines
+
+
+def render_case(case: Case, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    folder = materialize(case, scratch)
+    monkeypatch.chdir(folder)
+    diagnostics = sorted(check_diagnostics(case.args), key=lambda d: (*d.sort_key(), d.message))
+    lines = [f"== {case.name}" + (f" ({' '.join(case.args)})" if case.args else "")]
+    for diagnostic in diagnostics:
+        lines += render_diagnostic(diagnostic, folder)
+    return [*lines, "(no diagnostics)"] if not diagnostics else lines
+
+
+def render_rule(code: str, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    lines = [
+        f"# What pbtxt-lint reports on each fixture case of {code} (tests/test_snapshots.py).",
+        "# Rewritten by `make snapshots`; review the changes like code.",
+    ]
+    for case in (c for c in CASES if c.code == code):
+        lines += ["", *render_case(case, scratch, monkeypatch)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_snapshot(
+    code: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = SNAPSHOTS / f"{code}.txt"
+    now = render_rule(code, tmp_path, monkeypatch)
+    committed = path.read_bytes().decode() if path.exists() else ""
+    if now == committed:
+        return
+    if request.config.getoption("snapshot_update"):
+        SNAPSHOTS.mkdir(exist_ok=True)
+        path.write_bytes(now.encode())
+        return
+    diff = difflib.unified_diff(
+        committed.splitlines(keepends=True),
+        now.splitlines(keepends=True),
+        f"{path.name} (committed)",
+        f"{path.name} (now)",
+    )
+    pytest.fail(
+        f"the diagnostics of {code} changed; if that is intended, run `make snapshots` and "
+        f"review the diff of tests/snapshots/{path.name}:\n{''.join(diff)}",
+        pytrace=False,
+    )
+
+
+def test_every_snapshot_belongs_to_a_rule_with_cases(request: pytest.FixtureRequest) -> None:
+    stale = sorted(p for p in SNAPSHOTS.glob("*.txt") if p.stem not in CODES)
+    if request.config.getoption("snapshot_update"):
+        for path in stale:
+            path.unlink()
+        return
+    assert not stale, f"snapshots of no fixture case (`make snapshots` deletes them): {stale}"
