@@ -13,7 +13,6 @@ from pbtxt_lint.rules import (
     artifacts,
     batching,
     ensembles,
-    features,
     instances,
     layout,
     meta,
@@ -21,6 +20,19 @@ from pbtxt_lint.rules import (
     tensors,
 )
 from pbtxt_lint.rules.base import Rule
+from pbtxt_lint.rules.features import (
+    accelerators,
+    cache_and_metrics,
+    ignored_settings,
+    labels,
+    onnxruntime_parameters,
+    openvino_parameters,
+    python_parameters,
+    pytorch_parameters,
+    repository_agents,
+    tensorrt_parameters,
+    warmup,
+)
 
 FAMILIES: dict[str, str] = {
     "PL0": "Syntax, text and suppressions",
@@ -44,7 +56,18 @@ MODULES: tuple[ModuleType, ...] = (
     ensembles,
     artifacts,
     artifact_formats,
-    features,
+    # PL7xx other features
+    cache_and_metrics,
+    warmup,
+    labels,
+    repository_agents,
+    ignored_settings,
+    onnxruntime_parameters,
+    accelerators,
+    tensorrt_parameters,
+    pytorch_parameters,
+    openvino_parameters,
+    python_parameters,
 )
 """Every module that defines rules."""
 

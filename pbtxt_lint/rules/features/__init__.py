@@ -1,0 +1,9 @@
+"""PL7xx: other features (caching, metrics, warmup, labels, repository agents, parameters).
+
+These are checked at different points of Triton's load: the response cache and the
+model metrics with the rest of `ValidateModelConfig` at poll, repository agents when
+the model is polled, labels after the backend has seen the model, warmup samples when
+each instance is created, and backend `parameters` when the backend parses them. A
+backend ignores `parameters` keys it does not know and `optimization` fields it does
+not implement, silently; those are warnings.
+"""
