@@ -11,7 +11,6 @@ from types import ModuleType
 from pbtxt_lint.rules import (
     artifact_formats,
     artifacts,
-    batching,
     ensembles,
     instances,
     layout,
@@ -20,6 +19,16 @@ from pbtxt_lint.rules import (
     tensors,
 )
 from pbtxt_lint.rules.base import Rule
+from pbtxt_lint.rules.batching import (
+    batch_strategy,
+    initial_state,
+    max_batch_size,
+    preferred_sizes,
+    priorities,
+    sequence_controls,
+    sequence_scheduler,
+    sequence_state,
+)
 from pbtxt_lint.rules.features import (
     accelerators,
     cache_and_metrics,
@@ -51,7 +60,15 @@ MODULES: tuple[ModuleType, ...] = (
     meta,
     layout,
     tensors,
-    batching,
+    # PL3xx batching
+    max_batch_size,
+    preferred_sizes,
+    priorities,
+    batch_strategy,
+    sequence_scheduler,
+    sequence_controls,
+    initial_state,
+    sequence_state,
     instances,
     ensembles,
     artifacts,

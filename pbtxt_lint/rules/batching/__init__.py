@@ -1,0 +1,8 @@
+"""PL3xx: batching and scheduling (max_batch_size, dynamic and sequence batching).
+
+Most errors here are `ValidateModelConfig` checks: Triton runs them on the core-
+completed config when it polls the repository, in strict and auto-complete mode alike,
+and refuses the model at the first failure. The implicit-state checks run when the
+sequence batcher is created (load), the growable-memory ones at the start of each
+sequence. The warnings are settings Triton accepts and silently ignores.
+"""
