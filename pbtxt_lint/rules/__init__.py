@@ -1,7 +1,9 @@
-"""The rule registry: every family module, listed explicitly, one place to look.
+"""The rule registry: every family, listed explicitly, one place to look.
 
-Each family module defines its rules at module level with `@rule(...)`; `ALL_RULES`
-collects them in code order. Adding a rule touches its family module only.
+A family is a module (`syntax`, `meta`) or a package whose `__init__` lists its topic
+modules in `MODULES`; each topic module defines its rules at module level with
+`@rule(...)`. `ALL_RULES` collects them in code order. Adding a rule touches its topic
+module only; adding a topic module adds it to its family's `MODULES`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pbtxt_lint.rules import (
     artifact_formats,
     artifacts,
     batching,
+    ensembles,
     features,
     instances,
     layout,
@@ -20,11 +23,6 @@ from pbtxt_lint.rules import (
     tensors,
 )
 from pbtxt_lint.rules.base import Rule
-from pbtxt_lint.rules.ensembles import composing as ensemble_composing
-from pbtxt_lint.rules.ensembles import config as ensemble_config
-from pbtxt_lint.rules.ensembles import dataflow as ensemble_dataflow
-from pbtxt_lint.rules.ensembles import repository as ensemble_repository
-from pbtxt_lint.rules.ensembles import types as ensemble_types
 
 FAMILIES: dict[str, str] = {
     "PL0": "Syntax, text and suppressions",
@@ -43,16 +41,12 @@ MODULES: tuple[ModuleType, ...] = (
     meta,
     layout,
     tensors,
-    batching,
+    *batching.MODULES,
     instances,
-    ensemble_config,
-    ensemble_dataflow,
-    ensemble_repository,
-    ensemble_composing,
-    ensemble_types,
+    *ensembles.MODULES,
     artifacts,
     artifact_formats,
-    features,
+    *features.MODULES,
 )
 """Every module that defines rules."""
 

@@ -25,3 +25,8 @@ def written(context: ModelContext, path: FieldPath) -> bool:
     written `count: 0` differs from a missing one."""
     parsed = context.parsed
     return parsed is not None and path in parsed.source_map
+
+
+BATCH_STRATEGY_PATH = "TRITON_BATCH_STRATEGY_PATH"
+"""The `parameters` key the core itself reads, for any backend: the path of a custom
+batching library (`TritonModel::Create` in core's src/backend_model.cc)."""

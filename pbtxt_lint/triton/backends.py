@@ -67,6 +67,9 @@ class Backend:
     """`parameters` keys the backend reads (case-sensitive); None: not known."""
     reads_fields: frozenset[tuple[str, ...]] = frozenset()
     """Backend-specific config fields (`optimization.cuda`, ...) this backend reads."""
+    reads_fields_known: bool = True
+    """Whether `reads_fields` is known to be complete; False: which backend-specific
+    fields the backend reads was not checked, so no field is reported as ignored."""
 
 
 # --- parameters, as each backend reads them ------------------------------------------
@@ -230,13 +233,29 @@ BACKENDS: Mapping[str, Backend] = {
         # fil_backend: no auto-complete of listed tensors; one response per request.
         Backend("fil", single_response=True),
         # identity_backend (Triton's test backend) opts in to optional inputs.
-        Backend("identity", optional_inputs=True, reads_secondary_devices=None),
-        Backend("repeat", reads_secondary_devices=None),
-        Backend("square", reads_secondary_devices=None),
+        Backend(
+            "identity",
+            optional_inputs=True,
+            reads_secondary_devices=None,
+            reads_fields_known=False,
+        ),
+        Backend("repeat", reads_secondary_devices=None, reads_fields_known=False),
+        Backend("square", reads_secondary_devices=None, reads_fields_known=False),
         # tensorrtllm_backend's ModelState does not refuse optional inputs.
-        Backend("tensorrtllm", optional_inputs=True, reads_secondary_devices=None),
+        Backend(
+            "tensorrtllm",
+            optional_inputs=True,
+            reads_secondary_devices=None,
+            reads_fields_known=False,
+        ),
         # vllm_backend: a Python-based backend whose model.py adds its I/O at load.
-        Backend("vllm", completes_itself=True, optional_inputs=True, reads_secondary_devices=None),
+        Backend(
+            "vllm",
+            completes_itself=True,
+            optional_inputs=True,
+            reads_secondary_devices=None,
+            reads_fields_known=False,
+        ),
     )
 }
 """Backends Triton's core and the NGC containers know; anything else is custom."""

@@ -8,3 +8,22 @@ time; these rules report all of them, on the data-flow graph of
 `pbtxt_lint.analysis.ensemble`, which `pbtxt-lint graph <ensemble>` draws with the
 parts each rule marks broken.
 """
+
+from types import ModuleType
+
+from pbtxt_lint.rules.ensembles import (
+    composing,
+    config,
+    dataflow,
+    repository,
+    types,
+)
+
+MODULES: tuple[ModuleType, ...] = (
+    config,
+    dataflow,
+    repository,
+    composing,
+    types,
+)
+"""The topic modules of the family, in code order."""

@@ -1,0 +1,94 @@
+"""PL718-PL719: repository agents.
+
+Triton loads each agent's library (`libtritonrepoagent_<name>.so`) when it polls the
+model (`CreateAgentModelListWithLoadAction` in core's
+src/model_repository_manager/model_repository_manager.cc).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.textproto.binder import suggest
+
+ERROR, WARNING = Severity.ERROR, Severity.WARNING
+
+SHIPPED_REPO_AGENTS = ("checksum",)
+"""Repository agents whose library ships in NGC Triton images (`/opt/tritonserver/repoagents`)."""
+
+
+@rule(
+    "PL718",
+    "repository-agent-not-shipped",
+    WARNING,
+    "A repository agent whose library does not ship with Triton.",
+)
+def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
+    """Triton loads `libtritonrepoagent_<name>.so` from its repoagents folder when it
+    polls the model; NGC images ship only `checksum`. Any other agent must be installed,
+    or the model fails: `unable to find 'libtritonrepoagent_<name>.so' for repo agent`.
+
+    Bad:
+        model_repository_agents { agents [ { name: "checksums" } ] }
+    Good:
+        model_repository_agents { agents [ { name: "checksum" parameters { ... } } ] }
+    """
+    config = context.effective
+    if config is None:
+        return
+    for index, agent in enumerate(config.model_repository_agents.agents):
+        if not agent.name or agent.name in SHIPPED_REPO_AGENTS:
+            continue
+        guess = suggest(agent.name, SHIPPED_REPO_AGENTS, cutoff=0.7)
+        yield Finding(
+            f"repository agent '{agent.name}' of model '{context.model.name}' does not ship with "
+            f"Triton; unless libtritonrepoagent_{agent.name}.so is installed in the repoagents "
+            "folder, the model fails to load",
+            at=("model_repository_agents", "agents", index, "name"),
+            hint=f'did you mean name: "{guess}"?'
+            if guess
+            else f"install libtritonrepoagent_{agent.name}.so (--repoagent-directory)",
+        )
+
+
+@rule(
+    "PL719",
+    "repository-agent-empty",
+    ERROR,
+    "An empty `model_repository_agents` block (tritonserver crashes) or an agent without a name.",
+    triton="Segmentation fault (tritonserver 2.51, empty block) / unable to find "
+    "'libtritonrepoagent_.so' for repo agent '', searched: <paths>",
+    stage=Stage.POLL,
+)
+def repository_agent_empty(context: ModelContext) -> Iterator[Finding]:
+    """An empty `model_repository_agents { }` makes tritonserver crash (segmentation
+    fault) while it polls the repository, taking every other model down with it; an
+    agent without a name can never be found.
+
+    Bad:
+        model_repository_agents { }
+    Good:
+        (no model_repository_agents block)
+    """
+    config = context.effective
+    if config is None or not config.HasField("model_repository_agents"):
+        return
+    agents = config.model_repository_agents.agents
+    if not agents:
+        yield Finding(
+            f"model '{context.model.name}' has an empty model_repository_agents block, which "
+            "crashes tritonserver while it polls the repository",
+            at=("model_repository_agents",),
+            hint='delete the block, or list an agent: agents [ { name: "checksum" ... } ]',
+        )
+    for index, agent in enumerate(agents):
+        if not agent.name:
+            yield Finding(
+                f"repository agent {index} of model '{context.model.name}' has no name; Triton "
+                "looks for libtritonrepoagent_.so and refuses the model",
+                at=("model_repository_agents", "agents", index),
+                hint='name the agent, e.g. name: "checksum"',
+            )
