@@ -74,7 +74,8 @@ def test_extract_reads_leading_and_trailing_comments() -> None:
     source = (
         "package p;\n// The message.\nmessage M {\n  // Before.\n  int32 a = 1;  // after\n"
         "\n  // detached\n\n  int32 b = 2;\n  enum E {\n    X = 0;  // the x\n  }\n"
-        "  oneof o {\n    // In a oneof.\n    int32 c = 3;\n  }\n  map<string, string> m = 4;  // map\n}\n"
+        "  oneof o {\n    // In a oneof.\n    int32 c = 3;\n  }\n"
+        "  map<string, string> m = 4;  // map\n}\n"
     )
     assert gen.extract(source) == {
         "p.M": "The message.",
