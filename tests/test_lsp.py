@@ -372,3 +372,14 @@ async def test_diagnostics_about_other_files_show_on_the_first_line(
     folder = next(d for d in found if d.code == "PL108")
     assert folder.message.startswith("pre/01: ")
     assert folder.range.start == lsp.Position(0, 0)
+
+
+async def test_shutdown_and_exit_are_clean(client: LanguageClient) -> None:
+    uri = open_file(client, repo(client) / "post" / "config.pbtxt")
+    await wait_for(client, uri, lambda ds: "PL003" in codes(ds))
+    await client.shutdown_async(None)
+    client.exit(None)
+    server = client._server
+    assert server is not None
+    assert await asyncio.wait_for(server.wait(), 20) == 0
+    client.capabilities = None  # already shut down: the fixture has nothing left to do
