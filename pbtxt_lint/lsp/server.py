@@ -25,7 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pbtxt_lint import __version__
 from pbtxt_lint.lsp import actions, completion, hover, symbols
 from pbtxt_lint.lsp.client_settings import ClientSettings, read_client_settings
-from pbtxt_lint.lsp.convert import Placed, lsp_range, place, to_lsp
+from pbtxt_lint.lsp.convert import Placed, place, to_lsp
 from pbtxt_lint.lsp.core import FormatError, ParsedConfig, Settings, format_text, parse_config
 from pbtxt_lint.lsp.cursor import string_of
 from pbtxt_lint.lsp.documents import LineIndex, Position, is_model_config, uri_to_path
@@ -211,6 +211,20 @@ class PbtxtLanguageServer(LanguageServer):
         outcome = await self._run(f"tensors:{model}", job)
         return outcome if isinstance(outcome, TensorsOutcome) else TensorsOutcome()
 
+    def apply_client_settings(self, raw: object) -> None:
+        """Take the editor's settings; say which ones are wrong (they are ignored)."""
+        self.client = read_client_settings(raw, self.client)
+        self.report_setting_problems()
+
+    def report_setting_problems(self) -> None:
+        if self.client.problems:
+            self.window_show_message(
+                lsp.ShowMessageParams(
+                    lsp.MessageType.Warning,
+                    "pbtxt-lint: ignored settings: " + "; ".join(self.client.problems),
+                )
+            )
+
     def relint_all(self) -> None:
         for config in self.open_configs():
             self.schedule(config.uri, 0, propagate=False)
@@ -250,6 +264,7 @@ def create_server() -> PbtxtLanguageServer:
 
     @server.feature(lsp.INITIALIZED)
     async def initialized(ls: PbtxtLanguageServer, params: lsp.InitializedParams) -> None:
+        ls.report_setting_problems()  # of initializationOptions
         await _pull_configuration(ls)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -258,7 +273,7 @@ def create_server() -> PbtxtLanguageServer:
     ) -> None:
         settings = params.settings
         if isinstance(settings, dict) and settings:
-            ls.client = read_client_settings(settings.get(SECTION, settings), ls.client)
+            ls.apply_client_settings(settings.get(SECTION, settings))
         else:
             await _pull_configuration(ls)
         ls.relint_all()
@@ -429,11 +444,7 @@ async def _pull_configuration(ls: PbtxtLanguageServer) -> None:
         logger.warning("workspace/configuration failed: %s", error)
         return
     if values and isinstance(values[0], dict):
-        ls.client = read_client_settings(values[0], ls.client)
-
-
-def range_of(index: LineIndex, start: int, end: int) -> lsp.Range:
-    return lsp_range(index, start, end)
+        ls.apply_client_settings(values[0])
 
 
 def run() -> None:
