@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from lsprotocol import types as lsp
 
 from pbtxt_lint.lsp.actions import _add_directive, minimal_edit
 from pbtxt_lint.lsp.client_settings import ClientSettings, read_client_settings
-from pbtxt_lint.lsp.core import Span, parse_config
+from pbtxt_lint.lsp.core import Options, Span, parse_config
 from pbtxt_lint.lsp.documents import LineIndex, Position, is_model_config
 from pbtxt_lint.lsp.server import ensemble_steps
+from pbtxt_lint.lsp.worker import LintJob, LintOutcome, LintProcess
 
 
 def test_positions_count_utf16_units_and_lines_end_at_newline() -> None:
@@ -25,8 +29,6 @@ def test_positions_count_utf16_units_and_lines_end_at_newline() -> None:
 
 
 def test_only_model_configs_are_served() -> None:
-    from pathlib import Path
-
     assert is_model_config(Path("/r/m/config.pbtxt"))
     assert is_model_config(Path("/r/m/configs/h100.pbtxt"))
     assert not is_model_config(Path("/r/m/labels.pbtxt"))
@@ -91,3 +93,22 @@ def test_ensemble_steps_are_read_from_a_broken_buffer() -> None:
         'platform: "ensemble"\nensemble_scheduling { step [ { model_name: "a" }, { model_name: "b" '
     )
     assert ensemble_steps(parse_config(text.encode())) == {"a", "b"}
+
+
+@pytest.mark.asyncio
+async def test_worker_lints_and_comes_back_after_being_killed(tmp_path: Path) -> None:
+    (tmp_path / "m" / "1").mkdir(parents=True)
+    (tmp_path / "m" / "1" / "model.py").write_text("class TritonPythonModel:\n    pass\n")
+    config = tmp_path / "m" / "config.pbtxt"
+    config.write_text('name: "m"\nbackend: "python"\n')
+    job = LintJob(config, {config: 'name: "m"\nbackend: "python"\nmax_batch_size: -1\n'}, Options())
+    worker = LintProcess()
+    try:
+        worker.start()
+        worker.cancel()  # a stale run is cancelled by killing the worker
+        outcome = await worker.run(job, "m")
+        assert isinstance(outcome, LintOutcome)
+        assert "PL301" in {d.code for d in outcome.diagnostics}
+        assert worker.restarts == 1 and worker.running is None
+    finally:
+        worker.close()

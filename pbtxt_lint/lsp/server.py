@@ -79,7 +79,6 @@ class PbtxtLanguageServer(LanguageServer):
         self.client = ClientSettings()
         self.published: dict[str, Published] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
-        self.running: str | None = None
         self._cache = _Cache()
         self._shown_errors: set[str] = set()
 
@@ -128,7 +127,7 @@ class PbtxtLanguageServer(LanguageServer):
         previous = self.pending.pop(uri, None)
         if previous is not None and not previous.done():
             previous.cancel()
-        if self.running == uri:
+        if self.worker.running == uri:
             self.worker.cancel()  # its result would be stale
         self.pending[uri] = asyncio.ensure_future(self._lint_later(uri, delay, propagate))
 
@@ -153,12 +152,7 @@ class PbtxtLanguageServer(LanguageServer):
                 self.schedule(dependent, 0, propagate=False)
 
     async def _run(self, key: str, job: LintJob | TensorsJob) -> object:
-        self.running = key
-        try:
-            return await self.worker.run(job)
-        finally:
-            if self.running == key:
-                self.running = None
+        return await self.worker.run(job, key)
 
     def publish(self, config: OpenConfig, outcome: LintOutcome) -> None:
         if outcome.error and outcome.error not in self._shown_errors:

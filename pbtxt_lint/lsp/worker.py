@@ -167,6 +167,7 @@ class LintProcess:
         self._lock = asyncio.Lock()
         self._in_process = False
         self.restarts = 0
+        self.running: str | None = None  # the key of the job being done
 
     def start(self) -> None:
         """Start the worker now (at initialisation), so the first lint is warm."""
@@ -182,25 +183,32 @@ class LintProcess:
             return
         self._process, self._connection = process, parent
 
-    async def run(self, job: Job) -> Outcome | None:
+    async def run(self, job: Job, key: str = "") -> Outcome | None:
         """The job's outcome, or None when it was cancelled (or the worker died)."""
         async with self._lock:
-            loop = asyncio.get_running_loop()
-            self.start()
-            connection = self._connection
-            if self._in_process or connection is None:
-                return await loop.run_in_executor(self._reader, run_job, job)
+            self.running = key
             try:
-                connection.send(job)
-            except (OSError, ValueError):
-                self.cancel()
-                return None
-            try:
-                outcome: Outcome = await loop.run_in_executor(self._reader, connection.recv)
-            except (EOFError, OSError, ValueError):
-                self.cancel()  # killed for a newer run, or died: the next job restarts it
-                return None
-            return outcome
+                return await self._run(job)
+            finally:
+                self.running = None
+
+    async def _run(self, job: Job) -> Outcome | None:
+        loop = asyncio.get_running_loop()
+        self.start()
+        connection = self._connection
+        if self._in_process or connection is None:
+            return await loop.run_in_executor(self._reader, run_job, job)
+        try:
+            connection.send(job)
+        except (OSError, ValueError):
+            self.cancel()
+            return None
+        try:
+            outcome: Outcome = await loop.run_in_executor(self._reader, connection.recv)
+        except (EOFError, OSError, ValueError):
+            self.cancel()  # killed for a newer run, or died: the next job restarts it
+            return None
+        return outcome
 
     def cancel(self) -> None:
         """Kill the worker (its run is stale); the next job starts a fresh one."""
