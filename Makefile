@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip "setuptools>=68"
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,lsp]'
 	# protoc for the schema freshness test; pinned (see scripts/gen_proto.py), no deps
 	# because it declares protobuf<6 but never imports it. Optional off CI.
 	-$(BIN)/python -m pip install --quiet --no-deps grpcio-tools==1.65.5

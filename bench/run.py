@@ -349,6 +349,9 @@ def machine() -> str:
 def write_results(path: Path, rows: list[Row], argv: list[str], load: tuple[float, float]) -> None:
     table = "\n".join([header(), *(format_row(row) for row in rows)])
     command = "python bench/run.py " + " ".join(argv)
+    # Sections other benchmarks wrote (bench/lsp.py), between their own markers, stay.
+    kept = path.read_text(encoding="utf-8") if path.exists() else ""
+    kept = "\n" + kept[kept.index("<!-- lsp:start") :] if "<!-- lsp:start" in kept else ""
     path.write_text(
         f"# Benchmark results\n\n"
         f"Measured on {machine()}, with `{command.strip()}`: median of the runs after one "
@@ -364,7 +367,7 @@ def write_results(path: Path, rows: list[Row], argv: list[str], load: tuple[floa
         "every config with protobuf's own text_format, checking nothing, the floor of "
         "any checker written in Python on protobuf. The machine is shared: load average "
         f"{load[0]:.2f} before the run, {load[1]:.2f} after.\n\n"
-        f"{table}\n"
+        f"{table}\n{kept}"
     )
 
 

@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, NoReturn
 from pbtxt_lint.analysis.context import ModelContext, ModelError, Scope, Workspace
 from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
-from pbtxt_lint.repository.layout import ModelFolder, PathProblem, Repository, Target, discover
+from pbtxt_lint.repository.layout import (
+    ModelFolder,
+    Overlay,
+    PathProblem,
+    Repository,
+    Target,
+    discover,
+)
 from pbtxt_lint.rules.base import Finding, Rule, Stage
 from pbtxt_lint.rules.meta import unused_suppression
 from pbtxt_lint.settings import Settings
@@ -79,15 +86,17 @@ def lint(
     rules: Sequence[Rule] | None = None,
     *,
     jobs: int | None = None,
+    overlay: Overlay | None = None,
 ) -> LintResult:
     """Check the repositories, models or config files at `paths`.
 
     `jobs`: worker processes (None: one per available CPU core when the run is large
-    enough to gain from it; 1: in this process).
+    enough to gain from it; 1: in this process). `overlay`: config text by absolute
+    path, checked instead of those files' bytes (an editor's unsaved buffers).
     """
     if rules is None:
         rules = known_rules()
-    targets, path_problems = discover(paths, settings.model_config_name)
+    targets, path_problems = discover(paths, settings.model_config_name, overlay)
     result = LintResult(path_problems=path_problems)
     plan = _Plan(targets, settings, [r for r in rules if settings.wants(r.code)], rules)
     workers = _workers(len(plan.work), jobs)

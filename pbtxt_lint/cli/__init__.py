@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "schema": "pbtxt_lint.cli.schema:schema",
     "convert": "pbtxt_lint.cli.convert:convert",
     "request": "pbtxt_lint.cli.request:request",
+    "lsp": "pbtxt_lint.cli.lsp:lsp",
 }
 
 

@@ -5,6 +5,9 @@ the config is `configs/<--model-config-name>.pbtxt` if present, else `config.pbt
 PATH arguments may be a repository, a model folder or a config file; for a file we
 still know its whole repository so that cross-model checks can run (each model folder
 is listed only when something looks at it).
+
+An `Overlay` (config path -> text) stands in for the bytes of those files: an editor
+lints its unsaved buffers, the rest of the repository as it is on disk.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ CONFIG_NAME = "config.pbtxt"
 CONFIGS_FOLDER = "configs"
 TOOL_FOLDERS = frozenset({"__pycache__", "__MACOSX", "lost+found"})
 _NUMERIC = re.compile(r"\d+")
+
+Overlay = Mapping[Path, str]
+"""Config files' text by absolute path, read instead of the file (unsaved buffers)."""
 
 
 @dataclass
@@ -55,8 +61,10 @@ class ModelFolder:
         model_config_name: str | None = None,
         symlink: bool = False,
         outside: bool = False,
+        overlay: Overlay | None = None,
     ) -> None:
         self.repository = repository
+        self._overlay = overlay
         self.name = name
         self.outside = outside
         self._symlink = symlink
@@ -193,6 +201,11 @@ class ModelFolder:
             return None
         if self._config is None:
             self._config = ConfigFile(self.config_path)
+            text = self._overlay.get(self.config_path) if self._overlay else None
+            if text is not None:
+                data = text.encode("utf-8", errors="surrogateescape")
+                self._config.parsed = _parse(self.config_path, data)
+                return self._config
             try:
                 data = read_text_file(
                     self.repository, self.config_path, known_inside=self.config_known_inside
@@ -209,10 +222,17 @@ class _Models(Mapping[str, ModelFolder]):
     ModelFolder is made on first access (checking one config of a 10,000-model
     repository touches one)."""
 
-    def __init__(self, root: Path, entries: list[Entry], model_config_name: str | None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        entries: list[Entry],
+        model_config_name: str | None,
+        overlay: Overlay | None = None,
+    ) -> None:
         self._root = root
         self._entries = {entry.name: entry for entry in entries}
         self._model_config_name = model_config_name
+        self._overlay = overlay
         self._folders: dict[str, ModelFolder] = {}
 
     def __getitem__(self, name: str) -> ModelFolder:
@@ -225,6 +245,7 @@ class _Models(Mapping[str, ModelFolder]):
                 model_config_name=self._model_config_name,
                 symlink=entry.is_symlink,
                 outside=entry.outside,
+                overlay=self._overlay,
             )
         return folder
 
@@ -263,7 +284,9 @@ class PathProblem:
     message: str
 
 
-def load_repository(root: Path, model_config_name: str | None) -> Repository:
+def load_repository(
+    root: Path, model_config_name: str | None, overlay: Overlay | None = None
+) -> Repository:
     root = root.resolve()
     try:
         entries = list_dir(root, root)
@@ -271,7 +294,7 @@ def load_repository(root: Path, model_config_name: str | None) -> Repository:
         return Repository(root, {}, str(error))
     # Every folder is a model (hidden ones too); so is a link Triton would follow out.
     models = [e for e in entries if e.is_dir or (e.is_symlink and e.outside)]
-    return Repository(root, _Models(root, models, model_config_name))
+    return Repository(root, _Models(root, models, model_config_name, overlay))
 
 
 def _looks_like_model(folder: Path) -> bool:
@@ -305,9 +328,10 @@ def classify(path: Path) -> tuple[Path, str | None, Path | None]:
 
 
 def discover(
-    paths: Iterable[Path], model_config_name: str | None
+    paths: Iterable[Path], model_config_name: str | None, overlay: Overlay | None = None
 ) -> tuple[list[Target], list[PathProblem]]:
-    """Group the PATH arguments into repositories with the models to check."""
+    """Group the PATH arguments into repositories with the models to check (`overlay`:
+    text to read instead of some config files)."""
     targets: dict[Path, Target] = {}
     problems = []
     for raw in paths:
@@ -318,7 +342,7 @@ def discover(
         key = root.resolve()
         target = targets.get(key)
         if target is None:
-            repository = load_repository(root, model_config_name)
+            repository = load_repository(root, model_config_name, overlay)
             target = targets[key] = Target(repository, [])
         if model is None:
             target.selected.extend(target.repository.models)

@@ -1,0 +1,114 @@
+"""Pieces of the language server that need no client: positions, settings, edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as lsp
+
+from pbtxt_lint.lsp.actions import _add_directive, minimal_edit
+from pbtxt_lint.lsp.client_settings import ClientSettings, read_client_settings
+from pbtxt_lint.lsp.core import Options, Span, parse_config
+from pbtxt_lint.lsp.documents import LineIndex, Position, is_model_config
+from pbtxt_lint.lsp.server import ensemble_steps
+from pbtxt_lint.lsp.worker import LintJob, LintOutcome, LintProcess
+
+
+def test_positions_count_utf16_units_and_lines_end_at_newline() -> None:
+    text = 'name: "\U0001f600x"\r\nmax_batch_size: 1\n'
+    index = LineIndex(text)
+    x = text.index("x")
+    assert index.position(x) == Position(0, 9)  # the emoji is two UTF-16 units
+    assert index.offset(Position(0, 9)) == x
+    assert index.position(text.index("max")) == Position(1, 0)
+    assert index.line_text(0) == 'name: "\U0001f600x"'  # without the \r
+    assert index.span_offsets(Span(1, 9, 1, 10)) == (x, x + 1)  # engine columns: code points
+    assert LineIndex(text, "utf-32").position(x) == Position(0, 8)
+    assert LineIndex(text, "utf-8").position(x) == Position(0, 11)
+
+
+def test_only_model_configs_are_served() -> None:
+    assert is_model_config(Path("/r/m/config.pbtxt"))
+    assert is_model_config(Path("/r/m/configs/h100.pbtxt"))
+    assert not is_model_config(Path("/r/m/labels.pbtxt"))
+    assert not is_model_config(Path("/r/graph.pbtxt"))
+
+
+def test_client_settings_take_file_keys_and_camel_case() -> None:
+    settings = read_client_settings(
+        {"select": ["PL2"], "tritonVersion": "24.10", "gpus": 0, "debounceMs": 250, "path": "x"},
+        ClientSettings(),
+    )
+    assert settings.options.select == ("PL2",)
+    assert settings.options.triton_version == "24.10"
+    assert settings.options.gpus == 0
+    assert settings.debounce == 0.25
+    assert settings.problems == ()
+
+
+def test_wrong_client_settings_are_reported_and_ignored() -> None:
+    settings = read_client_settings({"gpus": -1, "config-only": "yes"}, ClientSettings())
+    assert settings.options.gpus is None and settings.options.config_only is None
+    assert settings.problems == (
+        "config-only must be true or false",
+        "gpus must be a whole number >= 0",
+    )
+
+
+def _apply(text: str, edit: lsp.TextEdit) -> str:
+    index = LineIndex(text)
+    start = index.offset(Position(edit.range.start.line, edit.range.start.character))
+    end = index.offset(Position(edit.range.end.line, edit.range.end.character))
+    return text[:start] + edit.new_text + text[end:]
+
+
+def test_suppression_comments() -> None:
+    text = "max_batch_size: -1\ndims: [ 0 ]  # why\nkind: X  # pbtxt-lint: disable=PL401\n"
+    index = LineIndex(text)
+    assert _apply(text, _add_directive(text, index, "disable", "PL301", 0)).startswith(
+        "max_batch_size: -1  # pbtxt-lint: disable=PL301\n"
+    )
+    assert "# pbtxt-lint: disable=PL204\ndims: [ 0 ]  # why\n" in _apply(
+        text, _add_directive(text, index, "disable", "PL204", 1)
+    )
+    assert "kind: X  # pbtxt-lint: disable=PL401,PL402\n" in _apply(
+        text, _add_directive(text, index, "disable", "PL402", 2)
+    )
+    assert _apply(text, _add_directive(text, index, "disable-file", "PL107", None)).startswith(
+        "# pbtxt-lint: disable-file=PL107\nmax_batch_size"
+    )
+
+
+def test_minimal_edit_keeps_the_common_ends() -> None:
+    old, new = "abc TYPE_FLOAT32 xyz", "abc TYPE_FP32 xyz"
+    edit = minimal_edit(old, new, LineIndex(old))
+    assert edit is not None and _apply(old, edit) == new
+    assert edit.range.start.character == 10 and edit.new_text == "P"
+    assert minimal_edit(old, old, LineIndex(old)) is None
+
+
+def test_ensemble_steps_are_read_from_a_broken_buffer() -> None:
+    text = (
+        'platform: "ensemble"\nensemble_scheduling { step [ { model_name: "a" }, { model_name: "b" '
+    )
+    assert ensemble_steps(parse_config(text.encode())) == {"a", "b"}
+
+
+@pytest.mark.asyncio
+async def test_worker_lints_and_comes_back_after_being_killed(tmp_path: Path) -> None:
+    (tmp_path / "m" / "1").mkdir(parents=True)
+    (tmp_path / "m" / "1" / "model.py").write_text("class TritonPythonModel:\n    pass\n")
+    config = tmp_path / "m" / "config.pbtxt"
+    config.write_text('name: "m"\nbackend: "python"\n')
+    job = LintJob(config, {config: 'name: "m"\nbackend: "python"\nmax_batch_size: -1\n'}, Options())
+    worker = LintProcess()
+    try:
+        worker.start()
+        worker.cancel()  # a stale run is cancelled by killing the worker
+        outcome = await worker.run(job, "m")
+        assert isinstance(outcome, LintOutcome)
+        assert "PL301" in {d.code for d in outcome.diagnostics}
+        assert worker.restarts == 1 and worker.running is None
+    finally:
+        worker.close()
