@@ -9,8 +9,6 @@ from __future__ import annotations
 from types import ModuleType
 
 from pbtxt_lint.rules import (
-    artifact_formats,
-    artifacts,
     batching,
     ensembles,
     features,
@@ -19,6 +17,20 @@ from pbtxt_lint.rules import (
     meta,
     syntax,
     tensors,
+)
+from pbtxt_lint.rules.artifacts import (
+    files,
+    model_shapes,
+    model_tensors,
+    onnx_autocomplete,
+    onnx_sequence,
+    onnx_shapes,
+    onnx_tensors,
+    openvino,
+    python_model,
+    savedmodel,
+    tensorrt,
+    torchscript,
 )
 from pbtxt_lint.rules.base import Rule
 
@@ -42,8 +54,19 @@ MODULES: tuple[ModuleType, ...] = (
     batching,
     instances,
     ensembles,
-    artifacts,
-    artifact_formats,
+    # PL6 artifacts
+    files,
+    onnx_autocomplete,
+    onnx_tensors,
+    onnx_shapes,
+    onnx_sequence,
+    tensorrt,
+    model_tensors,
+    model_shapes,
+    openvino,
+    savedmodel,
+    python_model,
+    torchscript,
     features,
 )
 """Every module that defines rules."""
