@@ -37,12 +37,12 @@ from pbtxt_lint.artifacts.torchscript import (
     read_torchscript,
 )
 from pbtxt_lint.linter import lint
-from pbtxt_lint.rules import artifact_formats
-from pbtxt_lint.rules.base import Rule
+from pbtxt_lint.rules import ALL_RULES
 from pbtxt_lint.settings import Settings
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "make_fixture_artifacts.py"
-RULES = [v for v in vars(artifact_formats).values() if isinstance(v, Rule)]
+RULES = [r for r in ALL_RULES if "PL630" <= r.code <= "PL699"]
+"""The rules on TensorRT, OpenVINO, SavedModel, Python and TorchScript files (and PL690)."""
 
 
 @pytest.fixture(scope="module")

@@ -117,7 +117,7 @@ class Format:
     config: str
     """The config.pbtxt line that selects the format."""
     problems: frozenset[str]
-    """Problem kinds the rules in rules/artifact_formats.py act on."""
+    """Problem kinds the PL63x-PL69x rules (rules/artifacts/) act on."""
     pieces: tuple[bytes, ...]
     """Byte strings worth inserting into a seed."""
 

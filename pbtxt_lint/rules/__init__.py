@@ -11,7 +11,6 @@ from __future__ import annotations
 from types import ModuleType
 
 from pbtxt_lint.rules import (
-    artifact_formats,
     artifacts,
     batching,
     ensembles,
@@ -44,8 +43,7 @@ MODULES: tuple[ModuleType, ...] = (
     *batching.MODULES,
     instances,
     *ensembles.MODULES,
-    artifacts,
-    artifact_formats,
+    *artifacts.MODULES,
     *features.MODULES,
 )
 """Every module that defines rules."""

@@ -1,0 +1,55 @@
+"""PL6xx: the config against the model files Triton would load, per loaded version.
+
+Each backend compares the config with its model file in its own way; these rules
+mirror those comparisons on what the readers in `pbtxt_lint.artifacts` can learn
+without a GPU, a framework or running user code. Topic modules:
+
+- `files`: PL600-PL604 and PL690, the file itself (missing, unreadable, a Git LFS
+  pointer, ONNX external data, not inspected);
+- `onnx_autocomplete`, `onnx_tensors`, `onnx_shapes`, `onnx_sequence`: PL605-PL618,
+  the ONNX Runtime backend's auto-complete and the checks each instance runs when it
+  is created, on the config as the backend sees it after auto-complete;
+- `tensorrt`: PL630-PL632, TensorRT plan headers and how far a plan was checked;
+- `model_tensors`, `model_shapes`: PL640-PL643, names, input counts, data types and
+  shapes of OpenVINO IRs, SavedModel signatures and deserialized TensorRT engines;
+- `openvino`: PL644-PL645; `savedmodel`: PL650-PL651;
+- `python_model`: PL660-PL665, model.py and its emulated `auto_complete_config`;
+- `torchscript`: PL670-PL675, forward()'s arguments and returned values;
+- `common`: the views and helpers they share.
+
+Every rule reads files through `context.artifacts`, which is empty with
+`--config-only`, so all of them respect that switch.
+"""
+
+from types import ModuleType
+
+from pbtxt_lint.rules.artifacts import (
+    files,
+    model_shapes,
+    model_tensors,
+    onnx_autocomplete,
+    onnx_sequence,
+    onnx_shapes,
+    onnx_tensors,
+    openvino,
+    python_model,
+    savedmodel,
+    tensorrt,
+    torchscript,
+)
+
+MODULES: tuple[ModuleType, ...] = (
+    files,
+    onnx_autocomplete,
+    onnx_tensors,
+    onnx_shapes,
+    onnx_sequence,
+    tensorrt,
+    model_tensors,
+    model_shapes,
+    openvino,
+    savedmodel,
+    python_model,
+    torchscript,
+)
+"""The topic modules of the family, in code order."""
