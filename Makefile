@@ -22,6 +22,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check pbtxt_lint tests scripts bench
 	$(BIN)/ruff format --check pbtxt_lint tests scripts bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy pbtxt_lint scripts

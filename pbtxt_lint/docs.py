@@ -41,7 +41,7 @@ def rule_table() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _doc_markdown(rule: Rule) -> str:
+def doc_markdown(rule: Rule) -> str:
     """Rule docstring with its indented `Bad:`/`Good:` blocks as fenced code."""
     out: list[str] = []
     in_block = False
@@ -80,7 +80,7 @@ def rules_reference() -> str:
             parts += [f"### {r.code}", "", f"`{r.name}` · **{r.severity.value}** · {r.summary}", ""]
             if r.triton:
                 parts += [f"Triton ({r.stage.value}): `{r.triton}`", ""]
-            parts += [_doc_markdown(r), ""]
+            parts += [doc_markdown(r), ""]
     return "\n".join(parts).rstrip() + "\n"
 
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pbtxt_lint.diagnostics import Diagnostic, Edit, Fix
-from pbtxt_lint.textproto.parse import ParsedConfig
+from pbtxt_lint.paths import display_path
+from pbtxt_lint.textproto.parse import ParsedConfig, parse_config
 
 
 @dataclass(frozen=True)
@@ -111,11 +112,9 @@ def _decode(data: bytes) -> str | None:
 def parse_any(path: Path, data: bytes) -> ParsedConfig:
     """Parse a config file by its kind: JSON (`.json`) or protobuf text format."""
     if path.suffix.lower() == ".json":
-        from pbtxt_lint.jsonconfig import parse_json_config
+        from pbtxt_lint.jsonconfig import parse_json_config  # deferred: jsonschema loads with it
 
         return parse_json_config(data)
-    from pbtxt_lint.textproto.parse import parse_config
-
     return parse_config(data)
 
 
@@ -167,8 +166,6 @@ def _fix_file(path: Path, fixes: list[Fix], write: bool) -> FixOutcome:
 
 def unified_diff(path: Path, before: str, after: str) -> str:
     """A unified diff of one file, as `git apply` and reviewers read it."""
-    from pbtxt_lint.report.paths import display_path
-
     name = display_path(path)
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),

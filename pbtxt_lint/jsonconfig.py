@@ -349,7 +349,7 @@ def _escape_offsets(file_text: str, literal: JsonValue) -> list[int]:
 @cache
 def _validator() -> Any:
     """The JSON Schema validator, built once (jsonschema is imported only when needed)."""
-    from pbtxt_lint.schema.json_schema import model_config_schema
+    from pbtxt_lint.schema.json_schema import model_config_schema  # deferred: built on first use
 
     jsonschema = importlib.import_module("jsonschema")
     return jsonschema.Draft202012Validator(model_config_schema())

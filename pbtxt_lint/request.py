@@ -21,14 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity, Span
 from pbtxt_lint.jsonconfig import JsonMember, JsonPositions, JsonSyntaxError, JsonValue, read_json
+from pbtxt_lint.repository.layout import classify, load_repository
 from pbtxt_lint.schema import DATA_TYPE_DESCRIPTOR, ModelConfig
 from pbtxt_lint.schema.datatypes import (
     config_type_from_protocol,
     protocol_from_config_type,
     suggest_config_type,
 )
+from pbtxt_lint.settings import Settings
 from pbtxt_lint.textproto.binder import suggest
 
 _SHAPE_NOTE = (
@@ -695,10 +698,6 @@ def load_model_config(path: Path) -> tuple[ModelConfig, str]:
     Triton's backend completes it from the model file where pbtxt-lint can emulate that
     (`triton.complete`), else taken as written.
     """
-    from pbtxt_lint.analysis.context import ModelContext
-    from pbtxt_lint.repository.layout import classify, load_repository
-    from pbtxt_lint.settings import Settings
-
     if not path.exists():
         raise RequestSetupError(f"{path}: no such file or folder")
     root, model, config_file = classify(path.absolute())

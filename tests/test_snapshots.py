@@ -21,7 +21,7 @@ from pbtxt_lint.config import Options, resolve_settings
 from pbtxt_lint.diagnostics import Diagnostic, Fix
 from pbtxt_lint.fixes import apply_edits
 from pbtxt_lint.linter import LintResult, lint
-from pbtxt_lint.report.paths import display_path
+from pbtxt_lint.paths import display_path
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 CASES = all_cases()

@@ -191,6 +191,7 @@ def complete_python(
     Raises `CompletionFailed` when the stub fails (model.py does not import, the
     function raises) and `CompletionUnknown` when auto_complete_config is not literal.
     """
+    # Deferred for start-up time: the Python reader loads with the first Python model.
     from pbtxt_lint.artifacts.python_model import Completed, PythonSignature, Refused
 
     if not isinstance(signature, PythonSignature):

@@ -18,18 +18,16 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TypeVar, cast
 
+from pbtxt_lint.analysis.artifacts import ModelArtifacts
+from pbtxt_lint.analysis.autocomplete import CompletedConfig, complete_config
 from pbtxt_lint.repository.layout import ConfigFile, ModelFolder, Repository
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.textproto.parse import ParsedConfig
 from pbtxt_lint.triton.autofill import AutofillResult, core_autofill, is_ensemble
 from pbtxt_lint.triton.versions import Selection, VersionScan, scan_version_folders, select_versions
-
-if TYPE_CHECKING:
-    from pbtxt_lint.analysis.artifacts import ModelArtifacts
-    from pbtxt_lint.analysis.autocomplete import CompletedConfig
 
 T = TypeVar("T")
 
@@ -177,8 +175,6 @@ class ModelContext:
     @cached_property
     def artifacts(self) -> ModelArtifacts:
         """The model files of the versions Triton would load, read lazily and once."""
-        from pbtxt_lint.analysis.artifacts import ModelArtifacts
-
         return ModelArtifacts(self)
 
     @cached_property
@@ -189,13 +185,11 @@ class ModelContext:
 
     def completed_for(self, version: int | None) -> CompletedConfig:
         """`completed` for one version's model file (None: the highest loaded one)."""
-        from pbtxt_lint.analysis.autocomplete import complete_config
-
         memo = self._memo
         key = ("completed", version)
         if key not in memo:
             memo[key] = complete_config(self, version)
-        return cast("CompletedConfig", memo[key])
+        return cast(CompletedConfig, memo[key])
 
     @property
     def strict(self) -> bool:

@@ -4,9 +4,9 @@ Triton's TensorFlow backend loads the MetaGraph tagged "serve" (or the
 `TF_GRAPH_TAG` parameter), takes the signature "serving_default" (or
 `TF_SIGNATURE_DEF`; when it is missing, the first other signature) and matches config
 names with the signature's map keys, dtypes with `TensorInfo.dtype` and dims with its
-shape (triton-rules.md 3.6). This module walks the protobuf wire format over an `mmap`
-and decodes only that subset, skipping `graph_def` (which can hold the weights of a
-frozen graph) by its length, so memory does not grow with the file:
+shape (tensorflow_backend `ValidateTRITONTFModel`). This module walks the protobuf wire
+format over an `mmap` and decodes only that subset, skipping `graph_def` (which can hold
+the weights of a frozen graph) by its length, so memory does not grow with the file:
 
     SavedModel    { meta_graphs = 2 }
     MetaGraphDef  { meta_info_def = 1 { tags = 4; tensorflow_version = 5 };

@@ -30,7 +30,7 @@ def convert(file: Path, target: str) -> None:
 
     from pbtxt_lint.fixes import parse_any
     from pbtxt_lint.jsonconfig import config_to_json
-    from pbtxt_lint.report.paths import display_path
+    from pbtxt_lint.paths import display_path
     from pbtxt_lint.repository.fs import FsError, read_text_file
     from pbtxt_lint.textproto.format import FormatError, format_config, format_text
 

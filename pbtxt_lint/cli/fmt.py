@@ -66,7 +66,7 @@ def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
     a file that does not parse is left alone.
     """
     from pbtxt_lint.fixes import unified_diff, write_atomically
-    from pbtxt_lint.report.paths import display_path
+    from pbtxt_lint.paths import display_path
     from pbtxt_lint.repository.fs import FsError, read_text_file
     from pbtxt_lint.textproto.format import FormatError, format_config
 

@@ -37,7 +37,7 @@ def request(model_dir: Path, request_file: Path, output_format: str) -> None:
     instead. Exit 1 if the server would refuse the request.
     """
     from pbtxt_lint.diagnostics import Severity
-    from pbtxt_lint.report.paths import display_path
+    from pbtxt_lint.paths import display_path
     from pbtxt_lint.request import RequestSetupError, check_request, load_model_config
 
     try:

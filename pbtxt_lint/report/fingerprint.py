@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from pbtxt_lint.diagnostics import Diagnostic
-from pbtxt_lint.report.paths import display_path
+from pbtxt_lint.paths import display_path
 
 
 def fingerprint(diagnostic: Diagnostic) -> str:

@@ -12,7 +12,7 @@ from typing import TextIO
 
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.linter import LintResult
-from pbtxt_lint.report.paths import display_path
+from pbtxt_lint.paths import display_path
 from pbtxt_lint.report.text import summary_line
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}

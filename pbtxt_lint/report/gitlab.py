@@ -11,8 +11,8 @@ from typing import Any
 
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.linter import LintResult
+from pbtxt_lint.paths import display_path
 from pbtxt_lint.report.fingerprint import fingerprint
-from pbtxt_lint.report.paths import display_path
 
 SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
 

@@ -8,7 +8,7 @@ from typing import Any
 from pbtxt_lint import __version__
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.linter import LintResult
-from pbtxt_lint.report.paths import display_path
+from pbtxt_lint.paths import display_path
 
 
 def diagnostic_to_dict(diagnostic: Diagnostic) -> dict[str, Any]:

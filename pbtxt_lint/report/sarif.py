@@ -15,11 +15,12 @@ from typing import Any
 from urllib.parse import quote
 
 from pbtxt_lint import __version__
+from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity
-from pbtxt_lint.docs import _doc_markdown
+from pbtxt_lint.docs import doc_markdown
 from pbtxt_lint.linter import LintResult
+from pbtxt_lint.paths import display_path
 from pbtxt_lint.report.fingerprint import fingerprint
-from pbtxt_lint.report.paths import display_path
 from pbtxt_lint.rules.base import Rule
 
 SCHEMA = (
@@ -34,7 +35,7 @@ def _rule(rule: Rule) -> dict[str, Any]:
     help_text = rule.doc + (
         f"\n\nTriton reports ({rule.stage.value}): {rule.triton}" if rule.triton else ""
     )
-    help_markdown = _doc_markdown(rule) + (
+    help_markdown = doc_markdown(rule) + (
         f"\n\nTriton reports ({rule.stage.value}): `{rule.triton}`" if rule.triton else ""
     )
     return {
@@ -99,8 +100,6 @@ def _result(diagnostic: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
 
 
 def render_sarif(result: LintResult) -> str:
-    from pbtxt_lint.config import known_rules
-
     rules = known_rules()
     index = {rule.code: position for position, rule in enumerate(rules)}
     run = {

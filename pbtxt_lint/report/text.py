@@ -14,7 +14,7 @@ from typing import TextIO
 
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.linter import LintResult
-from pbtxt_lint.report.paths import display_path
+from pbtxt_lint.paths import display_path
 
 _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 

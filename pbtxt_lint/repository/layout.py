@@ -368,7 +368,7 @@ def discover(
 def _parse(path: Path, data: bytes) -> ParsedConfig:
     """A config file by its kind: JSON (validated against the JSON Schema) or pbtxt."""
     if path.suffix == ".json":
-        from pbtxt_lint.jsonconfig import parse_json_config
+        from pbtxt_lint.jsonconfig import parse_json_config  # deferred: jsonschema loads with it
 
         return parse_json_config(data)
     return parse_config(data)

@@ -859,7 +859,7 @@ def _float_hint(body: str) -> str | None:
 
 def enum_suggestion(word: str, enum_type: EnumDescriptor) -> str | None:
     """Best guess at the enum value meant by `word` (TYPE_FLOAT32, GPU, fp32...)."""
-    from pbtxt_lint.schema.datatypes import MISSPELLINGS
+    from pbtxt_lint.schema.datatypes import MISSPELLINGS  # deferred: only on a mistake
 
     names = list(enum_type.values_by_name)
     upper = word.upper()

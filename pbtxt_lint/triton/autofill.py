@@ -1,4 +1,4 @@
-"""What Triton's core fills in before it validates a config (stage S3 of the load).
+"""What Triton's core fills in before it validates a config (`GetNormalizedModelConfig`).
 
 Triton infers `backend`, `platform` and `default_model_filename` from the config and
 from the files in the lexicographically first sub-folder of the model, then normalises
