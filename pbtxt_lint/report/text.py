@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from pbtxt_lint.diagnostics import Diagnostic, Severity
+from pbtxt_lint.echo import frame_line, window
 from pbtxt_lint.linter import LintResult
 from pbtxt_lint.report.paths import display_path
 
@@ -36,12 +37,15 @@ def code_frame(
     lines = read_lines(diagnostic.path)
     if not lines or span.line > len(lines):
         return None
-    text = lines[span.line - 1].rstrip("\r\n").replace("\t", " ")
+    text = lines[span.line - 1].rstrip("\r\n")
     end = span.end_column if span.end_line == span.line else len(text) + 1
-    width = max(1, min(end, len(text) + 1) - span.column)
+    end = max(min(end, len(text) + 1), span.column + 1)
+    # A long line shows a window around the span, not the whole line.
+    shown, start, stop = window(text, span.column - 1, end - 1)
+    shown = frame_line(shown)
     gutter = f"{span.line:>4} | "
-    underline = " " * (len(gutter) - 2) + "| " + " " * (span.column - 1) + "^" * width
-    return f"{gutter}{text}\n{underline}"
+    underline = " " * (len(gutter) - 2) + "| " + " " * start + "^" * max(1, stop - start)
+    return f"{gutter}{shown}\n{underline}"
 
 
 class _LineCache:
