@@ -80,10 +80,19 @@ def summary_line(result: LintResult) -> str:
     if result.baselined:
         hidden.append(f"{result.baselined} in the baseline")
     tail = f" ({', '.join(hidden)})" if hidden else ""
+    if result.path_problems:  # said on stderr; the summary must not sound like success
+        tail += f"; {plural(len(result.path_problems), 'path')} not checked"
     if not result.diagnostics:
         return f"{checked}: no problems found{tail}."
     counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}, {infos} info"
     return f"{checked}: {counts}{tail}."
+
+
+def wants_summary(result: LintResult) -> bool:
+    """No summary when nothing was checked because every PATH failed: the error on
+    stderr is the whole story ("Checked 0 models: no problems found" would read as
+    success)."""
+    return not (result.path_problems and not result.models)
 
 
 def render_text(result: LintResult, stream: TextIO, *, color: bool | None = None) -> None:
@@ -118,10 +127,12 @@ def _render_plain(result: LintResult, stream: TextIO) -> None:
             out.append(frame)
         if diagnostic.hint:
             out.append(f"  hint: {diagnostic.hint}")
-    if result.diagnostics:
-        out.append("")
-    out.append(summary_line(result))
-    stream.write("\n".join(out) + "\n")
+    if wants_summary(result):
+        if result.diagnostics:
+            out.append("")
+        out.append(summary_line(result))
+    if out:
+        stream.write("\n".join(out) + "\n")
 
 
 def _render_rich(result: LintResult, stream: TextIO, color: bool | None) -> None:
@@ -148,6 +159,7 @@ def _render_rich(result: LintResult, stream: TextIO, color: bool | None) -> None
             console.print(escape(frame), style="dim")
         if diagnostic.hint:
             console.print(f"  [green]hint:[/green] {escape(diagnostic.hint)}")
-    if result.diagnostics:
-        console.print()
-    console.print(summary_line(result), style="bold")
+    if wants_summary(result):
+        if result.diagnostics:
+            console.print()
+        console.print(summary_line(result), style="bold")
