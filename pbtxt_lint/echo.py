@@ -61,7 +61,8 @@ def shorten(value: str, limit: int = VALUE_LIMIT) -> str:
 def bound_message(text: str) -> str:
     """A whole message or hint made safe to print: inert, every long run of non-space
     characters shortened, and the whole at most MESSAGE_LIMIT characters."""
-    text = inert(text)
+    if not text.isprintable():  # str's own test is the fast path for the usual message
+        text = inert(text)
     if len(text) > RUN_LIMIT and max(map(len, text.split())) > RUN_LIMIT:
         text = _LONG_RUN.sub(lambda match: _cut(match.group(), RUN_LIMIT), text)
     return _cut(text, MESSAGE_LIMIT)
