@@ -8,7 +8,9 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip "setuptools>=68"
+	# setuptools>=77 reads the SPDX `license` string; the pre-commit test builds the hook
+	# without isolation from this environment's setuptools (offline), so it must be here.
+	$(BIN)/python -m pip install --quiet --upgrade pip "setuptools>=77"
 	$(BIN)/python -m pip install --quiet -e '.[test,lsp]'
 	# protoc for the schema freshness test; pinned (see scripts/gen_proto.py), no deps
 	# because it declares protobuf<6 but never imports it. Optional off CI.

@@ -9,6 +9,8 @@ import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pbtxt_lint.echo import bound_message
+
 
 class Severity(enum.Enum):
     """How sure we are that Triton will fail.
@@ -63,6 +65,9 @@ class Fix:
     edits: tuple[Edit, ...]
     safe: bool = True
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "description", bound_message(self.description))
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -77,8 +82,16 @@ class Diagnostic:
     hint: str | None = None
     fix: Fix | None = field(default=None, compare=False)
     stage: str | None = field(default=None, compare=False)  # Triton's stage (rules.base.Stage)
+    trailer: bool = field(default=False, compare=False)  # closes its file's list (the cap)
 
-    def sort_key(self) -> tuple[str, int, int, str]:
+    def __post_init__(self) -> None:
+        # Messages quote user text (names, values, tokens): bound it once, here, for
+        # every output format and every producer.
+        object.__setattr__(self, "message", bound_message(self.message))
+        if self.hint is not None:
+            object.__setattr__(self, "hint", bound_message(self.hint))
+
+    def sort_key(self) -> tuple[str, bool, int, int, str]:
         line = self.span.line if self.span else 0
         column = self.span.column if self.span else 0
-        return (str(self.path), line, column, self.code)
+        return (str(self.path), self.trailer, line, column, self.code)

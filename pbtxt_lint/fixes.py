@@ -183,14 +183,19 @@ def unified_diff(path: Path, before: str, after: str) -> str:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Replace the file's content in one step, keeping its permissions.
+    """Replace the file's content in one step, keeping its permissions (or create it).
 
     The new content goes to a temporary file in the same folder (same file system),
     which then replaces the original with `os.replace`. A symlink is followed, so the
     link stays a link and its target gets the new content.
     """
     target = Path(os.path.realpath(path))
-    mode = stat.S_IMODE(target.stat().st_mode)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:  # a new file: the mode open() would give it
+        umask = os.umask(0o022)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     handle, temporary = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
     )

@@ -220,6 +220,9 @@ class _Plan:
             if findings:
                 found.extend(_to_diagnostic(rule, context, f) for f in findings)
         kept, suppressed = _finish(context, found, runnable.codes, self)
+        trailer = _unreported(context)
+        if trailer is not None:
+            kept.append(trailer)
         files = 1 if context.config_file is not None else 0
         return _Outcome(kept, files, internal_errors, suppressed)
 
@@ -355,6 +358,34 @@ def _finish(
                     kept.append(diagnostic)
     kept = [replace(d, severity=settings.severity_for(d.code, d.severity)) for d in kept]
     return kept, suppressed
+
+
+def _unreported(context: ModelContext) -> Diagnostic | None:
+    """The note that closes the list of a file Triton refuses when its problems were
+    capped (`textproto.parse.MAX_REPORTED`): how many more there are. It sorts last in
+    its file, after every finding shown."""
+    parsed, config_file, settings = context.parsed, context.config_file, context.settings
+    if parsed is None or config_file is None or not parsed.unreported:
+        return None
+    code = "PL001"  # syntax-error: the file is not valid protobuf text format
+    if not settings.wants(code) or settings.ignored_at(code, config_file.path):
+        return None
+    from pbtxt_lint.textproto.parse import MAX_REPORTED
+
+    count = parsed.unreported
+    more = f"{count:,} more problem{'s' if count != 1 else ''}"
+    return Diagnostic(
+        code=code,
+        severity=settings.severity_for(code, Severity.ERROR),
+        message=f"{more} in this file not shown: pbtxt-lint reports the first "
+        f"{MAX_REPORTED} of a file Triton cannot read (Triton itself stops at the first)",
+        path=config_file.path,
+        model=context.model.name,
+        hint="fix the first ones and check again; a file this broken may not be a model "
+        "configuration at all",
+        stage="parse",
+        trailer=True,
+    )
 
 
 def _suppressions(context: ModelContext, plan: _Plan) -> Suppressions | None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity, Span
+from pbtxt_lint.echo import bound_message
 from pbtxt_lint.jsonconfig import JsonMember, JsonPositions, JsonSyntaxError, JsonValue, read_json
 from pbtxt_lint.repository.layout import classify, load_repository
 from pbtxt_lint.schema import DATA_TYPE_DESCRIPTOR, ModelConfig
@@ -58,6 +59,13 @@ class RequestProblem:
     triton: str | None = None  # the server's answer, word for word where known
     hint: str | None = None  # what to send instead
     severity: Severity = Severity.ERROR
+
+    def __post_init__(self) -> None:
+        # The texts quote the request body (names, values): bounded and inert.
+        for name in ("message", "triton", "hint"):
+            text = getattr(self, name)
+            if text is not None:
+                object.__setattr__(self, name, bound_message(text))
 
 
 @dataclass

@@ -4,7 +4,8 @@
 Usage: python scripts/make_fixture_artifacts.py [--check]
 
 The fixture cases under tests/fixtures/rules/PL6xx/ are model repositories whose
-config.pbtxt (and Python model.py) is written by hand and whose tiny ONNX models (and
+config.pbtxt (and Python model.py) is written by hand (PL017's config files, which are
+not text, are generated too) and whose tiny ONNX models (and
 external data files, Git LFS pointers, links), TensorRT plan headers, TorchScript
 archives, OpenVINO IRs and SavedModel protobufs are generated here, so that a model's
 content is readable in this table rather than hidden in a binary. Output is
@@ -333,6 +334,56 @@ def _pb(field: int, value: int | bytes | str) -> bytes:
     return _pb_varint(field << 3 | 2) + _pb_varint(len(data)) + data
 
 
+# --- config files that are not text (PL017) ---------------------------------------------
+
+PYTHON_CONFIG = (
+    'name: "m"\nbackend: "python"\n'
+    'input [ { name: "IN" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+    'output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+)
+
+
+@dataclass(frozen=True)
+class BinaryConfig:
+    """A ModelConfig as a script saves it with SerializeToString()."""
+
+    text: str = PYTHON_CONFIG
+
+    def write(self, path: Path) -> None:
+        from google.protobuf import text_format
+
+        from pbtxt_lint.schema import ModelConfig
+
+        config = text_format.Parse(self.text, ModelConfig())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(config.SerializeToString(deterministic=True))
+
+
+@dataclass(frozen=True)
+class Utf16Config:
+    """A config as Windows PowerShell's `>` writes it: UTF-16 LE with a byte-order mark."""
+
+    text: str = PYTHON_CONFIG
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"\xff\xfe" + self.text.encode("utf-16-le"))
+
+
+@dataclass(frozen=True)
+class RandomBytes:
+    """Bytes from a seeded generator: a file that is nothing Triton could read."""
+
+    size: int
+    seed: int = 14
+
+    def write(self, path: Path) -> None:
+        import random
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(random.Random(self.seed).randbytes(self.size))
+
+
 TfTensor = tuple[str, int, tuple[int, ...] | None]
 """(signature key, tensorflow DataType number, dims; None: unknown rank)."""
 
@@ -366,7 +417,7 @@ class SavedModel:
 
 Spec = (
     Graph | Truncated | LfsPointer | ExternalData | Special | Link | Plan | TorchScript | OpenVino
-) | SavedModel
+) | (SavedModel | BinaryConfig | Utf16Config | RandomBytes)
 
 # --- common models --------------------------------------------------------------------------
 
@@ -403,6 +454,9 @@ TS_TEXT = TorchScript((("x", "Tensor"), ("texts", "List[str]")))
 
 
 ARTIFACTS: dict[str, Spec] = {
+    "PL017/fail_binary_model_config/m/config.pbtxt": BinaryConfig(),
+    "PL017/fail_utf16_from_powershell/m/config.pbtxt": Utf16Config(),
+    "PL017/fail_random_bytes/m/config.pbtxt": RandomBytes(2048),
     "PL600/fail_misnamed/m/1/resnet50.onnx": XY,
     "PL600/fail_filename_typo/m/1/model.onnx": XY,
     "PL600/pass_model_directory/m/1/model.onnx/model.onnx": XY,
@@ -585,8 +639,16 @@ def generated_files(root: Path) -> list[Path]:
     return sorted(
         p
         for p in root.rglob("*")
-        if p.is_symlink() or (p.is_file() and p.suffix not in hand_written)
+        if p.is_symlink() or (p.is_file() and (p.suffix not in hand_written or _binary_config(p)))
     )
+
+
+def _binary_config(path: Path) -> bool:
+    """A .pbtxt that is not text (PL017's cases) is generated, not written by hand."""
+    return path.suffix == ".pbtxt" and bool(path.read_bytes().translate(None, _TEXT_BYTES))
+
+
+_TEXT_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n\r" + bytes(range(0x80, 0x100))
 
 
 def write_all(base: Path, table: dict[str, Spec]) -> None:

@@ -1,13 +1,22 @@
-"""`pbtxt-lint convert`: a config between protobuf text format and JSON."""
+"""`pbtxt-lint convert`: a config between protobuf text format and JSON.
+
+It also reads a ModelConfig saved in protobuf's binary encoding (PL017 points here),
+so `convert config.pbtxt --to pbtxt -o config.pbtxt` turns one into the text Triton
+reads, in place.
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from pbtxt_lint.schema import ModelConfig
 
 
 @click.command("convert")
@@ -19,20 +28,23 @@ from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
     required=True,
     help="Output format: JSON as Triton's model-load API takes it, or pbtxt.",
 )
-def convert(file: Path, target: str) -> None:
-    """Print FILE (config.pbtxt, or a JSON config) converted to the other format.
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the result to this file (replaced atomically; may be FILE itself).",
+)
+def convert(file: Path, target: str, output_file: Path | None) -> None:
+    """Print FILE (config.pbtxt, a JSON config, or a binary-serialized ModelConfig)
+    converted to the other format.
 
     JSON output uses protobuf's field names and plain numbers, like Triton's
     `GET /v2/models/<m>/config`; pbtxt output is in `pbtxt-lint fmt` layout. A config
     that does not parse is not converted (exit 1).
     """
-    from google.protobuf import text_format
-
     from pbtxt_lint.fixes import parse_any
-    from pbtxt_lint.jsonconfig import config_to_json
     from pbtxt_lint.paths import display_path
     from pbtxt_lint.repository.fs import FsError, read_text_file
-    from pbtxt_lint.textproto.format import FormatError, format_config, format_text
 
     shown = display_path(file)
     if not file.exists():
@@ -44,26 +56,50 @@ def convert(file: Path, target: str) -> None:
         click.echo(f"pbtxt-lint: {shown}: {error}", err=True)
         sys.exit(EXIT_USAGE)
     parsed = parse_any(file, data)
-    if parsed.config is None:
+    config = parsed.config
+    binary = parsed.not_text.config if parsed.not_text is not None else None
+    message = config if config is not None else binary
+    if message is None:
         for problem in parsed.problems[:5]:
             where = f"{shown}:{problem.span.line}:{problem.span.column}"
             click.echo(f"{where}: {problem.message}", err=True)
         click.echo(f"pbtxt-lint: {shown} does not parse; nothing converted", err=True)
         sys.exit(EXIT_ERRORS)
-    is_json = file.suffix.lower() == ".json"
     if target == "json":
         if parsed.document.comments:
             click.echo(f"pbtxt-lint: {shown}: JSON has no comments; they are left out", err=True)
-        click.echo(config_to_json(parsed.config), nl=False)
-        sys.exit(EXIT_OK)
+        from pbtxt_lint.jsonconfig import config_to_json
+
+        _write(config_to_json(message), output_file)
+    else:
+        _write(_to_pbtxt(file, data, message, config is not None, shown), output_file)
+    sys.exit(EXIT_OK)
+
+
+def _to_pbtxt(file: Path, data: bytes, config: ModelConfig, as_text: bool, shown: str) -> str:
+    """The config in `fmt` layout: from the text itself when it is text (comments kept),
+    else printed from the message (a JSON or binary config)."""
+    from pbtxt_lint.textproto.format import FormatError, format_config, format_text
+
     try:
-        if is_json:
-            text = text_format.MessageToString(parsed.config, as_utf8=True)
-            output = format_text(text)
-        else:
-            output = format_config(data).decode("utf-8")
+        if as_text and file.suffix.lower() != ".json":
+            return format_config(data).decode("utf-8")
+        from google.protobuf import text_format
+
+        return format_text(text_format.MessageToString(config, as_utf8=True))
     except FormatError as error:
         click.echo(f"pbtxt-lint: {shown}: {error}", err=True)
         sys.exit(EXIT_ERRORS)
-    click.echo(output, nl=False)
-    sys.exit(EXIT_OK)
+
+
+def _write(output: str, output_file: Path | None) -> None:
+    if output_file is None:
+        click.echo(output, nl=False)
+        return
+    from pbtxt_lint.fixes import write_atomically
+
+    try:
+        write_atomically(output_file, output.encode("utf-8"))
+    except OSError as error:
+        click.echo(f"pbtxt-lint: {output_file}: cannot write: {error.strerror or error}", err=True)
+        sys.exit(EXIT_USAGE)

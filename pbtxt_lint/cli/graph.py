@@ -86,7 +86,8 @@ def load_graph(
 
     targets, problems = discover([path], model_config_name)
     if problems or not targets:
-        raise EnsembleNotFound(f"{path}: no such file or folder")
+        reason = problems[0].message if problems else "no such file or folder"
+        raise EnsembleNotFound(f"{path}: {reason}")
     repository = targets[0].repository
     settings = Settings(auto_complete=auto_complete, model_config_name=model_config_name)
     workspace = Workspace(repository, settings)

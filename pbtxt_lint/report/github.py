@@ -13,7 +13,7 @@ from typing import TextIO
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.linter import LintResult
 from pbtxt_lint.paths import display_path
-from pbtxt_lint.report.text import summary_line
+from pbtxt_lint.report.text import summary_line, wants_summary
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -45,4 +45,5 @@ def annotation(diagnostic: Diagnostic) -> str:
 def render_github(result: LintResult, stream: TextIO) -> None:
     for diagnostic in result.diagnostics:
         stream.write(annotation(diagnostic) + "\n")
-    stream.write(summary_line(result) + "\n")
+    if wants_summary(result):
+        stream.write(summary_line(result) + "\n")

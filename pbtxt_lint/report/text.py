@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from pbtxt_lint.diagnostics import Diagnostic, Severity
+from pbtxt_lint.echo import frame_line, window
 from pbtxt_lint.linter import LintResult
 from pbtxt_lint.paths import display_path
 
@@ -36,12 +37,15 @@ def code_frame(
     lines = read_lines(diagnostic.path)
     if not lines or span.line > len(lines):
         return None
-    text = lines[span.line - 1].rstrip("\r\n").replace("\t", " ")
+    text = lines[span.line - 1].rstrip("\r\n")
     end = span.end_column if span.end_line == span.line else len(text) + 1
-    width = max(1, min(end, len(text) + 1) - span.column)
+    end = max(min(end, len(text) + 1), span.column + 1)
+    # A long line shows a window around the span, not the whole line.
+    shown, start, stop = window(text, span.column - 1, end - 1)
+    shown = frame_line(shown)
     gutter = f"{span.line:>4} | "
-    underline = " " * (len(gutter) - 2) + "| " + " " * (span.column - 1) + "^" * width
-    return f"{gutter}{text}\n{underline}"
+    underline = " " * (len(gutter) - 2) + "| " + " " * start + "^" * max(1, stop - start)
+    return f"{gutter}{shown}\n{underline}"
 
 
 class _LineCache:
@@ -76,10 +80,19 @@ def summary_line(result: LintResult) -> str:
     if result.baselined:
         hidden.append(f"{result.baselined} in the baseline")
     tail = f" ({', '.join(hidden)})" if hidden else ""
+    if result.path_problems:  # said on stderr; the summary must not sound like success
+        tail += f"; {plural(len(result.path_problems), 'path')} not checked"
     if not result.diagnostics:
         return f"{checked}: no problems found{tail}."
     counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}, {infos} info"
     return f"{checked}: {counts}{tail}."
+
+
+def wants_summary(result: LintResult) -> bool:
+    """No summary when nothing was checked because every PATH failed: the error on
+    stderr is the whole story ("Checked 0 models: no problems found" would read as
+    success)."""
+    return not (result.path_problems and not result.models)
 
 
 def render_text(result: LintResult, stream: TextIO, *, color: bool | None = None) -> None:
@@ -114,10 +127,12 @@ def _render_plain(result: LintResult, stream: TextIO) -> None:
             out.append(frame)
         if diagnostic.hint:
             out.append(f"  hint: {diagnostic.hint}")
-    if result.diagnostics:
-        out.append("")
-    out.append(summary_line(result))
-    stream.write("\n".join(out) + "\n")
+    if wants_summary(result):
+        if result.diagnostics:
+            out.append("")
+        out.append(summary_line(result))
+    if out:
+        stream.write("\n".join(out) + "\n")
 
 
 def _render_rich(result: LintResult, stream: TextIO, color: bool | None) -> None:
@@ -144,6 +159,7 @@ def _render_rich(result: LintResult, stream: TextIO, color: bool | None) -> None
             console.print(escape(frame), style="dim")
         if diagnostic.hint:
             console.print(f"  [green]hint:[/green] {escape(diagnostic.hint)}")
-    if result.diagnostics:
-        console.print()
-    console.print(summary_line(result), style="bold")
+    if wants_summary(result):
+        if result.diagnostics:
+            console.print()
+        console.print(summary_line(result), style="bold")

@@ -346,6 +346,9 @@ def discover(
             target = targets[key] = Target(repository, [])
         if model is None:
             target.selected.extend(target.repository.models)
+            if not target.repository.models:
+                # A typo'd or wrong path in CI must not pass as "no problems found".
+                problems.append(_nothing_found(raw, target.repository, model_config_name))
         elif model in target.repository.models:
             target.selected.append(model)
         if config_file is not None:
@@ -363,6 +366,21 @@ def discover(
     for target in targets.values():
         target.selected = list(dict.fromkeys(target.selected))
     return list(targets.values()), problems
+
+
+def _nothing_found(
+    path: Path, repository: Repository, model_config_name: str | None
+) -> PathProblem:
+    """Why a PATH selected no model: its folder cannot be listed, or holds no model."""
+    if repository.error is not None:
+        return PathProblem(path, f"{repository.error}; nothing checked")
+    variant = f"{CONFIGS_FOLDER}/{model_config_name or '*'}.pbtxt"
+    names = f"{variant} and {CONFIG_NAME}" if model_config_name else f"{CONFIG_NAME} and {variant}"
+    return PathProblem(
+        path,
+        f"no model configuration found: looked for {names} in it and in each of its "
+        "sub-folders (a model repository holds <model>/config.pbtxt); nothing checked",
+    )
 
 
 def _parse(path: Path, data: bytes) -> ParsedConfig:

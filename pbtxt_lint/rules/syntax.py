@@ -320,3 +320,43 @@ def unreadable_config(context: ModelContext) -> Iterator[Finding]:
             file=config_file.path,
             hint="make the file a readable regular file",
         )
+
+
+@rule(
+    "PL017",
+    "not-text",
+    ERROR,
+    "The config file is not text: a binary-serialized ModelConfig, UTF-16, or other binary data.",
+    triton="Error parsing text-format inference.ModelConfig: 2:1: Invalid control characters "
+    "encountered in text. / Poll failed for model directory '<model>': failed to read text "
+    "proto from <path>",
+    stage=Stage.PARSE,
+    needs_config=False,
+)
+def not_text(context: ModelContext) -> Iterator[Finding]:
+    """Triton reads the configuration with protobuf's text parser, which refuses the
+    first byte that is not text (a control character, a NUL). A ModelConfig a script
+    saved with `SerializeToString()`, a file Windows PowerShell wrote as UTF-16, or a
+    model or archive copied to the wrong name is reported once, with what it looks
+    like, instead of as one syntax error per stray byte. A binary ModelConfig converts
+    to text with `pbtxt-lint convert config.pbtxt --to pbtxt -o config.pbtxt`.
+
+    tritonserver 2.51 logs, for a binary ModelConfig, `Error parsing text-format
+    inference.ModelConfig: 2:1: Invalid control characters encountered in text.`; for
+    UTF-16 with a byte-order mark, `1:1: Interpreting non ascii codepoint 255.`; then
+    `Poll failed for model directory 'm': failed to read text proto from
+    .../m/config.pbtxt`, and the model is not loaded.
+
+    Bad:
+        config.pbtxt written by open(path, "wb").write(config.SerializeToString())
+    Good:
+        config.pbtxt written by open(path, "w").write(text_format.MessageToString(config))
+    """
+    parsed = context.parsed
+    config_file = context.config_file
+    if parsed is not None and parsed.not_text is not None and config_file is not None:
+        yield Finding(
+            parsed.not_text.message,
+            file=config_file.path,
+            hint=parsed.not_text.hint(config_file.path),
+        )

@@ -32,6 +32,7 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 from pbtxt_lint.diagnostics import Edit, Fix, Span
+from pbtxt_lint.echo import bound_message
 from pbtxt_lint.textproto.sourcemap import Key, Located, PathElement, SourceMap
 from pbtxt_lint.textproto.tokenizer import Token, TokenKind, string_bytes, string_value
 from pbtxt_lint.textproto.tree import Block, Document, Field, ListValue, Scalar, token_span
@@ -53,6 +54,7 @@ class ProblemKind(enum.Enum):
     NOT_UTF8 = "not-utf8"
     DUPLICATE_MAP_KEY = "duplicate-map-key"
     UNDECLARED_ENUM_NUMBER = "undeclared-enum-number"
+    NOT_TEXT = "not-text"  # the whole file: binary data, a binary ModelConfig, UTF-16
 
 
 ACCEPTED_KINDS = frozenset(
@@ -68,6 +70,12 @@ class Problem:
     span: Span
     hint: str | None = None
     fix: Fix | None = None
+
+    def __post_init__(self) -> None:
+        # Messages quote tokens of the file, which can be a megabyte long.
+        object.__setattr__(self, "message", bound_message(self.message))
+        if self.hint is not None:
+            object.__setattr__(self, "hint", bound_message(self.hint))
 
 
 def is_repeated(fd: FieldDescriptor) -> bool:
@@ -193,6 +201,12 @@ def suggest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | 
     by_lower = {c.lower(): c for c in candidates}
     match = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=cutoff)
     return by_lower[match[0]] if match else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _suggest_field(name: str, descriptor: Descriptor) -> str | None:
+    """`suggest` for a field name: a file of garbage repeats the same words."""
+    return suggest(name, list(descriptor.fields_by_name))
 
 
 def _replace(token: Token, text: str, description: str, safe: bool = True) -> Fix:
@@ -343,7 +357,7 @@ class Binder:
         by_json = {fd.json_name: fd.name for fd in descriptor.fields}
         target = by_json.get(name) or FIELD_ALIASES.get(name)
         if target not in descriptor.fields_by_name:
-            target = suggest(name, candidates)
+            target = _suggest_field(name, descriptor)
         message = f"{where} has no field named '{name}'"
         if target is not None:
             self.problem(

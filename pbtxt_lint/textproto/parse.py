@@ -17,11 +17,16 @@ from dataclasses import dataclass, field
 from pbtxt_lint.diagnostics import Edit, Fix, Span
 from pbtxt_lint.schema import MODEL_CONFIG_DESCRIPTOR, ModelConfig
 from pbtxt_lint.textproto.binder import ACCEPTED_KINDS, Binder, Problem, ProblemKind
+from pbtxt_lint.textproto.sniff import NotText, sniff
 from pbtxt_lint.textproto.sourcemap import SourceMap
 from pbtxt_lint.textproto.tree import Document, parse_tree
 
 _PLACEHOLDER_RE = re.compile(r"\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|\$[A-Z_][A-Z0-9_]*\b|<<[^>\n]*>>")
 _BOM = "\ufeff"
+MAX_REPORTED = 20
+"""Problems reported for a file Triton refuses: it stops at the first, and past a few
+dozen the rest are one mistake's echoes or a file that is no config at all (clang's
+error limit is 20 too). The report says how many it leaves out."""
 
 
 @dataclass
@@ -34,6 +39,8 @@ class ParsedConfig:
     document: Document
     source_map: SourceMap
     problems: list[Problem] = field(default_factory=list)
+    not_text: NotText | None = None  # what the file is when it is not text at all
+    unreported: int = 0  # problems past MAX_REPORTED in a file Triton refuses
 
 
 def decode(data: bytes) -> tuple[str, list[Problem]]:
@@ -106,7 +113,31 @@ def _strip_comment(line: str) -> str:
 
 
 def parse_config(data: bytes) -> ParsedConfig:
-    """Parse config bytes into a ModelConfig plus positions and every problem found."""
+    """Parse config bytes into a ModelConfig plus positions and every problem found.
+
+    A file that is not text at all (`sniff`) and that Triton refuses gets one problem
+    that says what it is, instead of one per stray byte.
+    """
+    not_text = sniff(data)
+    if not_text is not None and b"\0" in data:
+        # A NUL byte anywhere makes protobuf's C++ parser refuse the file (a string
+        # or a comment ends at it): no need to read the rest.
+        return _not_text(not_text)
+    parsed = _parse_text(data)
+    if not_text is not None and parsed.config is None:
+        return _not_text(not_text)
+    return parsed
+
+
+def _not_text(not_text: NotText) -> ParsedConfig:
+    document = parse_tree("")
+    binder = Binder(MODEL_CONFIG_DESCRIPTOR)
+    binder.bind(document)
+    problem = Problem(ProblemKind.NOT_TEXT, not_text.message, Span.point(1, 1), not_text.hint())
+    return ParsedConfig("", None, document, binder.source_map, [problem], not_text)
+
+
+def _parse_text(data: bytes) -> ParsedConfig:
     text, problems = decode(data)
     has_bom = text.startswith(_BOM)
     # Past a BOM (reported above; Triton's parser rejects it) the rest is read as usual.
@@ -128,4 +159,10 @@ def parse_config(data: bytes) -> ParsedConfig:
         # bare `${n}` inside a list of blocks derails the nesting), so report just
         # the placeholders; lint the rendered file for the rest.
         ours = placeholders
-    return ParsedConfig(text, None, document, binder.source_map, problems + ours)
+    refused = problems + ours
+    unreported = 0 if placeholders else document.dropped_issues
+    if len(refused) > MAX_REPORTED:
+        refused.sort(key=lambda problem: (problem.span.line, problem.span.column))
+        unreported += len(refused) - MAX_REPORTED
+        refused = refused[:MAX_REPORTED]
+    return ParsedConfig(text, None, document, binder.source_map, refused, unreported=unreported)

@@ -24,7 +24,8 @@ _SYMBOL = TokenKind.SYMBOL
 _NUMBER = TokenKind.NUMBER
 _STRING = TokenKind.STRING
 MAX_ISSUES = 100
-"""Syntax issues kept per file: past this, a file is garbage and more only costs memory."""
+"""Syntax issues kept per file: past this, a file is garbage and more only costs memory
+(the rest are counted, and the report says how many it leaves out)."""
 
 
 def token_span(first: Token, last: Token | None = None) -> Span:
@@ -166,6 +167,8 @@ class Document:
     issues: list[SyntaxIssue] = field(default_factory=list)
     bad_starts: frozenset[int] = frozenset()
     """Starts of tokens whose spelling is a lexical error already in `issues`."""
+    dropped_issues: int = 0
+    """Syntax issues found past MAX_ISSUES, counted but not kept."""
 
 
 class _BlockFrame:
@@ -226,6 +229,7 @@ class _Parser:
         self.bad_starts = scanned.bad_starts
         self.pos = 0
         self.issues: list[SyntaxIssue] = []
+        self.dropped = 0  # issues past MAX_ISSUES: counted, not kept
         for lex in scanned.errors:
             end = lex.column + max(1, lex.end - lex.start)
             self.add(SyntaxIssue(lex.message, Span(lex.line, lex.column, lex.line, end), lex.hint))
@@ -266,18 +270,14 @@ class _Parser:
     def add(self, issue: SyntaxIssue) -> None:
         if len(self.issues) < MAX_ISSUES:
             self.issues.append(issue)
-        elif len(self.issues) == MAX_ISSUES:
-            self.issues.append(
-                SyntaxIssue(
-                    f"more than {MAX_ISSUES} syntax errors; the rest are not reported",
-                    issue.span,
-                    "fix the first ones (or check that this is a model configuration)",
-                )
-            )
+        else:
+            self.dropped += 1
 
     def error(self, message: str, token: Token, hint: str | None = None) -> None:
-        if len(self.issues) <= MAX_ISSUES:
+        if len(self.issues) < MAX_ISSUES:
             self.add(SyntaxIssue(message, token_span(token), hint))
+        else:
+            self.dropped += 1
 
     def parse_document(self) -> Document:
         root = _BlockFrame(None, None, [], None)
@@ -288,7 +288,9 @@ class _Parser:
                 self.read_items(frame, stack)
             else:
                 self.read_fields(frame, stack)
-        return Document(root.fields, self.tokens, self.comments, self.issues, self.bad_starts)
+        return Document(
+            root.fields, self.tokens, self.comments, self.issues, self.bad_starts, self.dropped
+        )
 
     # -- blocks ----------------------------------------------------------------------
 
