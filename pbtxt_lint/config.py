@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.settings import PathIgnore, Settings
-from pbtxt_lint.targets import Target, UnknownRelease, resolve
+from pbtxt_lint.targets import RequestedRelease, UnknownRelease, resolve
 
 if TYPE_CHECKING:
     from pbtxt_lint.rules.base import Rule
@@ -124,7 +124,7 @@ class Resolved:
     config_file: Path | None
     paths: list[Path] = field(default_factory=list)
     origins: dict[str, Origin] = field(default_factory=dict)
-    target: Target | None = None
+    target: RequestedRelease | None = None
 
 
 def find_config_file(start: Path) -> Path | None:
@@ -279,7 +279,7 @@ def _severities(value: object, where: str) -> tuple[tuple[str, Severity], ...]:
     return tuple(found)
 
 
-def _target(text: str, where: str) -> Target:
+def _target(text: str, where: str) -> RequestedRelease:
     try:
         return resolve(text)
     except UnknownRelease as error:
@@ -311,7 +311,7 @@ def cli_layer(options: Options) -> _Layer:
 
 def merge(
     file_layer: _Layer | None, cli: _Layer
-) -> tuple[Settings, dict[str, Origin], Target | None]:
+) -> tuple[Settings, dict[str, Origin], RequestedRelease | None]:
     """Settings from a file layer and the command line, and where each value came from."""
     values: dict[str, Any] = {}
     origins: dict[str, Origin] = {}
@@ -324,7 +324,7 @@ def merge(
                 source = layer.source
             values[key] = value
             origins[key] = Origin(_show(value), source)
-    target: Target | None = values.get("triton-version")
+    target: RequestedRelease | None = values.get("triton-version")
     settings = Settings(
         auto_complete=not values.get("disable-auto-complete-config", False),
         model_config_name=values.get("model-config-name"),
@@ -371,7 +371,7 @@ def _show(value: object) -> str:
                 code, severity = item
                 parts.append(f"{code} = {severity.value}")
         return "; ".join(parts) or "none"
-    if isinstance(value, Target):
+    if isinstance(value, RequestedRelease):
         return value.release.label
     return str(value)
 

@@ -147,7 +147,7 @@ class UnknownRelease(ValueError):
 
 
 @dataclass(frozen=True)
-class Target:
+class RequestedRelease:
     """What the user asked for and the release checked against (with why, if they differ)."""
 
     requested: str
@@ -155,7 +155,7 @@ class Target:
     note: str | None = None
 
 
-def resolve(text: str) -> Target:
+def resolve(text: str) -> RequestedRelease:
     """`24.10`, `r24.10`, `24.10-py3`, `nvcr.io/nvidia/tritonserver:24.10-py3`, `2.51`,
     `2.51.0` or `v2.51.0` -> the release. A release newer than the table is checked as
     the newest one (it knows at least as much); an older or missing one is an error.
@@ -167,12 +167,12 @@ def resolve(text: str) -> Target:
     if container is not None and int(container.group(1)) >= 19:
         key = f"{container.group(1)}.{container.group(2)}"
         if key in _BY_CONTAINER:
-            return Target(raw, _BY_CONTAINER[key])
+            return RequestedRelease(raw, _BY_CONTAINER[key])
         return _outside(raw, key, key > NEWEST.container, key < OLDEST.container, container=True)
     if server is not None and server.group(1) == "2":
         version = (2, int(server.group(2)))
         if version in _BY_SERVER:
-            return Target(raw, _BY_SERVER[version])
+            return RequestedRelease(raw, _BY_SERVER[version])
         return _outside(raw, f"2.{version[1]}", version > NEWEST.server, version < OLDEST.server)
     raise UnknownRelease(
         f"'{raw}' is not a Triton release: give the container tag (YY.MM, e.g. "
@@ -180,10 +180,12 @@ def resolve(text: str) -> Target:
     )
 
 
-def _outside(raw: str, key: str, newer: bool, older: bool, *, container: bool = False) -> Target:
+def _outside(
+    raw: str, key: str, newer: bool, older: bool, *, container: bool = False
+) -> RequestedRelease:
     if newer:
         note = f"newer than the newest release pbtxt-lint knows: checked as {NEWEST.label}"
-        return Target(raw, NEWEST, note)
+        return RequestedRelease(raw, NEWEST, note)
     if older:
         raise UnknownRelease(
             f"Triton {key} is older than the oldest release pbtxt-lint knows, {OLDEST.label}"
