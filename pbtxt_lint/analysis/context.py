@@ -40,6 +40,9 @@ class Scope(enum.Enum):
     ANY = "any"
     ENSEMBLE = "ensemble"  # ensemble platform or ensemble_scheduling (after auto-fill)
     MODEL_FILES = "model-files"  # models with located artifacts (`context.artifacts.versions`)
+    FILES = "files"  # files beside the config may be read (label, warmup, state files...)
+    """Every model but with `--config-only`, which reads no file other than the config
+    (for repositories whose configs live apart from their model folders)."""
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,8 @@ class ModelContext:
     def scopes(self) -> frozenset[Scope]:
         """The rule scopes this model is in."""
         scopes = {Scope.ANY}
+        if not self.settings.config_only:
+            scopes.add(Scope.FILES)
         if self.effective is not None and is_ensemble(self.effective):
             scopes.add(Scope.ENSEMBLE)
         if self.artifacts.versions:

@@ -125,6 +125,8 @@ def batch_strategy_path(context: ModelContext) -> Iterator[Finding]:
             f"(<repository path on the server>/{name}/<library>.so)",
         )
         return
+    if context.settings.config_only:
+        return  # the library itself is a file beside the config: not read
     model_root = context.model.path.resolve()
     located = [context.model.path.joinpath(*parts) for parts in candidates]
     inside = [path for path in located if is_inside(model_root, path)]

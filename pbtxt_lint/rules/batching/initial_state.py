@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.rules.base import Finding, Stage, rule
@@ -173,6 +173,7 @@ def _expected_bytes(initial: ModelSequenceBatching.InitialState) -> int | None:
     triton="failed to open text file for read <path>: <strerror> / initial_state setting "
     "expects <N> bytes, but the data provided from <file>only has <M> bytes.",
     stage=Stage.LOAD,
+    scope=Scope.FILES,
 )
 def initial_state_data_file(context: ModelContext) -> Iterator[Finding]:
     """`data_file` is read from `<model>/initial_state/<data_file>` (not the version

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.rules.base import Finding, Stage, rule
@@ -76,6 +76,7 @@ def label_file_outside_model(context: ModelContext) -> Iterator[Finding]:
     "A `label_filename` that does not exist in the model folder.",
     triton="failed to open text file for read <model>/<label_filename>: No such file or directory",
     stage=Stage.LOAD,
+    scope=Scope.FILES,
 )
 def label_file_missing(context: ModelContext) -> Iterator[Finding]:
     """Triton reads label files from the model folder (`<model>/labels.txt`), not from

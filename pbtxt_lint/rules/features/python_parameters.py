@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Iterator
 from pathlib import Path
 
-from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.rules.base import Finding, Stage, rule
@@ -64,6 +64,7 @@ def python_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     "EXECUTION_ENV_PATH names an environment archive that is not in the repository.",
     triton="Failed to get the canonical path for <path>.",
     stage=Stage.LOAD,
+    scope=Scope.FILES,
 )
 def python_execution_env_missing(context: ModelContext) -> Iterator[Finding]:
     """The Python backend unpacks the conda-pack archive (or uses the folder) named by

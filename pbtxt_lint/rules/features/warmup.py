@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.rules.base import Finding, Stage, rule
@@ -141,6 +141,7 @@ def warmup_missing_data(context: ModelContext) -> Iterator[Finding]:
     "A warmup `input_data_file` that is not in the model's `warmup/` folder.",
     triton="failed to open text file for read <model>/warmup/<file>: No such file or directory",
     stage=Stage.LOAD,
+    scope=Scope.FILES,
 )
 def warmup_data_file_missing(context: ModelContext) -> Iterator[Finding]:
     """Triton reads `input_data_file` from `<model>/warmup/` (not from the version
@@ -191,6 +192,7 @@ def warmup_data_file_missing(context: ModelContext) -> Iterator[Finding]:
     triton="[request id: <id_unknown>] warmup setting expects <N> bytes, but the data provided "
     "from <file>only has <M> bytes",
     stage=Stage.LOAD,
+    scope=Scope.FILES,
 )
 def warmup_data_file_too_small(context: ModelContext) -> Iterator[Finding]:
     """The file must hold at least dims-product x element-size bytes of raw data (it is
