@@ -17,6 +17,7 @@ from pbtxt_lint.rules import (
     instances,
     layout,
     meta,
+    python_runtime,
     syntax,
     tensors,
 )
@@ -44,6 +45,7 @@ MODULES: tuple[ModuleType, ...] = (
     ensembles,
     artifacts,
     artifact_formats,
+    python_runtime,
     features,
 )
 """Every module that defines rules."""
