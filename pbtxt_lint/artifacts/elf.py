@@ -24,12 +24,12 @@ __all__ = ["ElfInfo", "NotElf", "libpython_version", "read_elf"]
 MAX_TABLE_BYTES = 1 << 20
 """Program headers, dynamic section and string table each read at most this much."""
 _MACHINES = {
-    3: "x86 (32-bit)",
+    3: "x86",
     8: "MIPS",
     20: "PowerPC",
     21: "PowerPC64",
     22: "IBM S/390",
-    40: "ARM (32-bit)",
+    40: "ARM",
     62: "x86-64",
     183: "AArch64",
     243: "RISC-V",

@@ -57,6 +57,8 @@ class EnvRef:
     """Where `$$TRITON_MODEL_DIRECTORY` starts in the value (-1 if absent)."""
     shown: str
     """The path relative to the repository, for messages."""
+    link_outside: bool = False
+    """The path is in the repository but a symbolic link leads out of it."""
 
 
 def _is_python(context: ModelContext) -> bool:
@@ -86,7 +88,9 @@ def _env_ref(context: ModelContext) -> EnvRef | None:
     path = Path(posixpath.normpath(opened))
     root = context.repository.root
     if not is_inside(root, path):
-        return EnvRef(value, None, keyword_at, opened)
+        lexical = path == root or root in path.parents
+        shown = Path(os.path.relpath(path, root)).as_posix() if lexical else opened
+        return EnvRef(value, None, keyword_at, shown, link_outside=lexical)
     return EnvRef(value, path, keyword_at, Path(os.path.relpath(path, root)).as_posix())
 
 
@@ -165,9 +169,9 @@ def _stub(context: ModelContext) -> Stub:
     default = default_stub_python(context.settings.target)
     if default is None:
         return Stub(None, None, "", None, "")
-    release = context.settings.target.label if context.settings.target else "the newest release"
     version = "{}.{}".format(*default.python)
-    return Stub(None, None, "", default.python, f"the stub of {release} runs Python {version}")
+    source = f"the stub of {_release(context)} runs Python {version}"
+    return Stub(None, None, "", default.python, source)
 
 
 def _version(minor: tuple[int, int] | int | None) -> str:
@@ -187,7 +191,14 @@ def _target_server(context: ModelContext) -> tuple[int, int]:
 
 
 def _release(context: ModelContext) -> str:
-    return context.settings.target.label if context.settings.target else "the newest release"
+    """`24.10 (2.51)`: the target release, or the newest one pbtxt-lint knows."""
+    from pbtxt_lint.targets import NEWEST
+
+    return (context.settings.target or NEWEST).label
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
 
 
 # --------------------------------------------------------------------------- archive
@@ -513,7 +524,7 @@ def python_stub_libpython_missing(context: ModelContext) -> Iterator[Finding]:
         provider = "no environment is given (EXECUTION_ENV_PATH)"
         severity = WARNING
     container = (
-        f"the {_release(context)} container has only Python {_version(default.python)}'s"
+        f"the container of {_release(context)} has only Python {_version(default.python)}'s"
         if default is not None
         else "the container's Python is not known for this release"
     )
@@ -671,8 +682,8 @@ def _judge(
     top = use.top
     if top in sources.stdlib or top in scan.local or top in BACKEND_MODULES:
         return None
-    if sources.env is not None and top in sources.env_modules:
-        return None
+    if sources.env is not None and (top in sources.env_modules or top == "numpy"):
+        return None  # a missing numpy fails the stub before model.py (PL687 says so)
     if sources.host is not None and top in sources.host:
         return None
     model = context.model.name
@@ -690,8 +701,8 @@ def _judge(
         assert ref is not None
         why = (
             f"neither {python}'s standard library, nor a file beside model.py, nor "
-            f"{ref.shown} (its site-packages has {len(sources.env_modules)} top-level "
-            "modules) provides it"
+            f"{ref.shown} (its site-packages has "
+            f"{_count(len(sources.env_modules), 'top-level module')}) provides it"
         )
         hint = f"add the package providing '{top}' to the environment and pack it again"
     elif sources.verdict:
@@ -895,24 +906,34 @@ def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
     "PL689",
     "python-env-not-inspected",
     INFO,
-    "An execution environment pbtxt-lint did not list to the end (too large, too many entries).",
+    "An execution environment pbtxt-lint did not read whole (too large, or linked elsewhere).",
 )
 def python_env_not_inspected(context: ModelContext) -> Iterator[Finding]:
     """Listing an archive inflates it whole (a gzip stream has no index), so listing
-    stops after a time and entry budget; the checks that need the whole listing
-    (bin/activate, numpy, imports, libpython) are then skipped for this model, and
-    pbtxt-lint says so rather than guessing.
+    stops after a budget of CPU time and entries; the checks that need the whole
+    listing (bin/activate, numpy, imports, libpython) are then skipped for this model,
+    and pbtxt-lint says so rather than guessing. pbtxt-lint never reads outside the
+    repository, so an environment reached through a symbolic link leading out of it is
+    not checked at all.
 
     Bad:
-        a 40 GiB environment archive
+        m/env.tar.gz -> /shared/envs/env.tar.gz   (a link out of the repository)
     Good:
-        an environment of the model's dependencies only (conda-pack of a dedicated env)
+        m/env.tar.gz, a conda-pack archive of the model's own dependencies
     """
-    listing = _listing(context)
-    if listing is None or listing.complete or listing.problem:
-        return
     ref = context.shared(_env_ref)
-    assert ref is not None
+    if ref is not None and ref.link_outside and not context.settings.config_only:
+        yield Finding(
+            f"{_where(context)}: {ref.shown} is a link out of the repository, which "
+            "pbtxt-lint does not follow; the environment's format, bin/activate, numpy "
+            "and the imports it should provide were not checked",
+            at=ENV_AT,
+            hint="check the environment where it lives, or keep it in the model folder",
+        )
+        return
+    listing = _listing(context)
+    if listing is None or listing.complete or listing.problem or ref is None:
+        return
     yield Finding(
         f"{_where(context)}: pbtxt-lint stopped listing {ref.shown} after "
         f"{listing.entries:,} entries ({listing.stopped}); its bin/activate, numpy, "
