@@ -204,6 +204,8 @@ def test_python_version_evidence(tmp_path: Path) -> None:
     }
     listing = list_environment(write(tmp_path / "v.tar", tar_bytes(venv)))
     assert listing.python == 11 and listing.venv_python == 11 and listing.system_site_packages
+    default = {"pyvenv.cfg": b"home = /usr/bin\n", "bin/activate": b""}
+    assert list_environment(write(tmp_path / "d.tar", tar_bytes(default))).system_site_packages
     only_bin = {"bin/activate": b"", "bin/python3.9": b""}
     assert list_environment(write(tmp_path / "b.tar", tar_bytes(only_bin))).python == 9
     several = {"lib/python3.10/site-packages/a.py": b"", "lib/python3.11/site-packages/b.py": b""}

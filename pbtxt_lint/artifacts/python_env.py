@@ -118,8 +118,8 @@ class EnvListing:
     venv_python: int | None = None
     """Minor version in `pyvenv.cfg`."""
     system_site_packages: bool = False
-    """pyvenv.cfg says `include-system-site-packages = true`: the base Python's packages
-    are visible too."""
+    """A pyvenv.cfg that does not say `include-system-site-packages = false`: the base
+    Python's packages are visible too (site.py's default)."""
     site_packages: Mapping[int, frozenset[str]] = field(default_factory=dict)
     """Minor version -> top-level importable names in its site-packages."""
     path_hooks: tuple[str, ...] = ()
@@ -282,6 +282,7 @@ class _Builder:
         text = data.decode("utf-8", "replace")
         name = _normalize(name)
         if name == "pyvenv.cfg":
+            self.system_site = True  # site.py's default when the key is absent
             for line in text.splitlines():
                 key, _, value = line.partition("=")
                 key, value = key.strip().lower(), value.strip()
