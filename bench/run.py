@@ -30,6 +30,7 @@ import compileall
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -346,9 +347,19 @@ def machine() -> str:
     )
 
 
+def _other_sections(path: Path) -> str:
+    """Sections other benchmarks keep in the file (`<!-- name:start ... -->` to
+    `<!-- name:end -->`), so that rewriting this table leaves them in place."""
+    if not path.exists():
+        return ""
+    blocks = re.findall(r"<!-- [\w-]+:start.*?<!-- [\w-]+:end -->\n?", path.read_text(), re.S)
+    return "".join("\n" + block.rstrip("\n") + "\n" for block in blocks)
+
+
 def write_results(path: Path, rows: list[Row], argv: list[str], load: tuple[float, float]) -> None:
     table = "\n".join([header(), *(format_row(row) for row in rows)])
     command = "python bench/run.py " + " ".join(argv)
+    kept = _other_sections(path)
     path.write_text(
         f"# Benchmark results\n\n"
         f"Measured on {machine()}, with `{command.strip()}`: median of the runs after one "
@@ -364,7 +375,7 @@ def write_results(path: Path, rows: list[Row], argv: list[str], load: tuple[floa
         "every config with protobuf's own text_format, checking nothing, the floor of "
         "any checker written in Python on protobuf. The machine is shared: load average "
         f"{load[0]:.2f} before the run, {load[1]:.2f} after.\n\n"
-        f"{table}\n"
+        f"{table}\n{kept}"
     )
 
 

@@ -287,3 +287,14 @@ def test_a_gzip_bomb_member_is_skipped_in_bounded_memory(tmp_path: Path) -> None
     measured = run_measured(_BOMB, path, 120, "listing a 256 MiB member")
     assert measured["entries"] == 1 and not measured["problem"]
     assert measured["peak_mib"] < 120, measured
+
+
+def test_folder_links_out_of_the_environment_are_not_listed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside" / "python3.12" / "site-packages" / "secret"
+    outside.mkdir(parents=True)
+    env = tmp_path / "env"
+    (env / "bin").mkdir(parents=True)
+    (env / "bin" / "activate").write_text("")
+    (env / "lib").symlink_to(tmp_path / "outside")
+    listing = list_environment(env)
+    assert listing.activate and listing.modules(12) == frozenset()

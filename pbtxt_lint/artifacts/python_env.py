@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pbtxt_lint.repository.fs import is_inside
+
 __all__ = [
     "EnvListing",
     "Escape",
@@ -600,8 +602,12 @@ def _directory_entries(root: Path, limits: Limits) -> Iterator[tuple[str, bool]]
     conda-meta/, pyvenv.cfg and `<top>/bin/activate`."""
     count = 0
 
+    real_root = root.resolve()
+
     def listing(relative: str) -> list[tuple[str, bool]]:
         nonlocal count
+        if relative and not is_inside(real_root, root / relative):
+            return []  # a link out of the environment: not ours to list
         try:
             with os.scandir(root / relative) as entries:
                 found = []

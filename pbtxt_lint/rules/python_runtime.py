@@ -428,9 +428,11 @@ def python_stub_unusable(context: ModelContext) -> Iterator[Finding]:
     Without the owner's execute bit, the backend gives it (`chmod(stub, S_IXUSR)`); on a
     read-only repository that fails the load (a warning): tritonserver 2.51, checked,
     on a read-only mount: `Failed to give execute permission to
-    triton_python_backend_stub in <path> <model> Error No.: -1`. tritonserver 2.51 with
-    a stub whose ELF machine was changed to AArch64, checked: the stub's shell reported
-    `Syntax error: Unterminated quoted string` and the model never finished loading.
+    triton_python_backend_stub in <path> <model> Error No.: -1`. tritonserver 2.51 on
+    x86-64 with a stub whose ELF machine field was set to another architecture, checked:
+    the shell reported `Syntax error: Unterminated quoted string` and the model never
+    finished loading. An x86-64 or AArch64 stub is not judged: which of the two the
+    serving machine is belongs to the host profile.
 
     Bad:
         a stub built on macOS, or the Git LFS pointer of one, in the model folder
@@ -653,8 +655,9 @@ def python_import_unresolved(context: ModelContext) -> Iterator[Finding]:
     'm' version 1: Internal: ModuleNotFoundError: No module named 'notinenv'`; in
     `initialize`: `Failed to initialize Python stub: ModuleNotFoundError: No module named
     'x'` with `At: .../1/model.py(4): initialize`; `from .. import x`: `ImportError:
-    attempted relative import beyond top-level package`. An import in `execute` loaded
-    (READY).
+    attempted relative import beyond top-level package`. With the import in `execute`
+    the model loaded (READY) and an HTTP request got 500: `Failed to process the
+    request(s) for model 'm_0', message: ModuleNotFoundError: No module named 'x'`.
 
     Bad:
         import transformers        # env.tar.gz has no transformers
