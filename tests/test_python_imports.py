@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbtxt_lint.artifacts.python_imports import MAX_FILES, local_modules, scan_imports
 
@@ -185,3 +189,16 @@ def test_local_module_names(tmp_path: Path) -> None:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "1").mkdir()
     assert local_modules(tmp_path) == {"a", "b", "ext", "pkg"}
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.text(max_size=300), st.binary(max_size=100))
+def test_any_source_is_scanned_without_raising(text: str, raw: bytes) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        version = root / "m" / "1"
+        version.mkdir(parents=True)
+        (version / "model.py").write_text("import helper\n" + text, errors="surrogateescape")
+        (version / "helper.py").write_bytes(raw)
+        scan = scan_imports(version / "model.py", root)
+    assert all(isinstance(use.module, str) and use.line >= 1 for use in scan.imports)
