@@ -30,6 +30,7 @@ import compileall
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -346,12 +347,19 @@ def machine() -> str:
     )
 
 
+def _other_sections(path: Path) -> str:
+    """Sections other benchmarks keep in the file (`<!-- name:start ... -->` to
+    `<!-- name:end -->`), so that rewriting this table leaves them in place."""
+    if not path.exists():
+        return ""
+    blocks = re.findall(r"<!-- [\w-]+:start.*?<!-- [\w-]+:end -->\n?", path.read_text(), re.S)
+    return "".join("\n" + block.rstrip("\n") + "\n" for block in blocks)
+
+
 def write_results(path: Path, rows: list[Row], argv: list[str], load: tuple[float, float]) -> None:
     table = "\n".join([header(), *(format_row(row) for row in rows)])
     command = "python bench/run.py " + " ".join(argv)
-    # Sections other benchmarks wrote (bench/lsp.py), between their own markers, stay.
-    kept = path.read_text(encoding="utf-8") if path.exists() else ""
-    kept = "\n" + kept[kept.index("<!-- lsp:start") :] if "<!-- lsp:start" in kept else ""
+    kept = _other_sections(path)
     path.write_text(
         f"# Benchmark results\n\n"
         f"Measured on {machine()}, with `{command.strip()}`: median of the runs after one "

@@ -40,6 +40,7 @@ KEYS = (
     "gpus",
     "triton-version",
     "config-only",
+    "python-packages",
 )
 
 
@@ -114,6 +115,7 @@ class Options:
     gpus: int | None = None
     triton_version: str | None = None
     config_only: bool | None = None
+    python_packages: Path | None = None
 
 
 @dataclass
@@ -261,7 +263,22 @@ def parse_table(table: Mapping[str, Any], path: Path) -> _Layer:
                     where, f'must be a string: triton-version = "{value}" (24.10 is not 24.1)'
                 )
             layer.values[key] = _target(value, where)
+        elif key == "python-packages":
+            if not isinstance(value, str) or not value:
+                raise ConfigError(where, 'must be a path: python-packages = "requirements.txt"')
+            layer.values[key] = _packages_file(path.parent / value, where)
     return layer
+
+
+def _packages_file(path: Path, where: str) -> Path:
+    """A readable requirements / pip-freeze file (host profile, issue 20)."""
+    from pbtxt_lint.artifacts.python_packages import ProfileError, read_host_packages
+
+    try:
+        read_host_packages(path)
+    except ProfileError as error:
+        raise ConfigError(where, str(error)) from None
+    return path
 
 
 def _severities(value: object, where: str) -> tuple[tuple[str, Severity], ...]:
@@ -306,6 +323,10 @@ def cli_layer(options: Options) -> _Layer:
             layer.values[key] = value
     if options.triton_version is not None:
         layer.values["triton-version"] = _target(options.triton_version, "--triton-version")
+    if options.python_packages is not None:
+        layer.values["python-packages"] = _packages_file(
+            options.python_packages, "--python-packages"
+        )
     return layer
 
 
@@ -336,6 +357,7 @@ def merge(
         per_path_ignores=values.get("per-path-ignores", ()),
         severity=values.get("severity", ()),
         target=target.release if target is not None else None,
+        python_packages=values.get("python-packages"),
     )
     defaults = {
         "select": "all rules",
@@ -348,6 +370,7 @@ def merge(
         "gpus": "unknown",
         "triton-version": "newest known",
         "config-only": "false",
+        "python-packages": "none (third-party imports are facts about the host)",
     }
     for key in KEYS:
         origins.setdefault(key, Origin(defaults[key], "default"))

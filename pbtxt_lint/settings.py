@@ -85,6 +85,10 @@ class Settings:
     per_path_ignores: tuple[PathIgnore, ...] = ()
     severity: tuple[tuple[str, Severity], ...] = ()
     target: Release | None = None  # None: the newest release
+    # --- host profile (issue 20; the lead's host-profile feature extends this) ---
+    python_packages: Path | None = None
+    """A requirements / pip-freeze file of the serving image's Python packages: a
+    module none of them provides is then a verdict, not a fact about the host."""
 
     def wants(self, code: str) -> bool:
         """Is `code` selected? The most specific matching prefix decides, so

@@ -74,6 +74,12 @@ def _usage_error(message: str) -> NoReturn:
     help="Target Triton release: container tag (24.10) or server version (2.51).",
 )
 @click.option(
+    "--python-packages",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="The serving image's Python packages (requirements or pip freeze output).",
+)
+@click.option(
     "--select",
     multiple=True,
     metavar="CODES",
@@ -125,6 +131,7 @@ def check(
     config_only: bool | None,
     gpus: int | None,
     triton_version: str | None,
+    python_packages: Path | None,
     select: tuple[str, ...],
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
@@ -154,6 +161,7 @@ def check(
         gpus=gpus,
         triton_version=triton_version,
         config_only=config_only,
+        python_packages=python_packages,
     )
     targets = list(paths) or [Path(".")]
     try:

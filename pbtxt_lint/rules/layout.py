@@ -439,8 +439,9 @@ def version_folder_ignored(context: ModelContext) -> Iterator[Finding]:
             file=context.model.path / name,
             hint=f"rename it to '{fixed}'",
         )
+    environment = _environment_folder(context)
     for name in scan.not_numeric:
-        if name in SPECIAL_FOLDERS or name.startswith("."):
+        if name in SPECIAL_FOLDERS or name.startswith(".") or name == environment:
             continue
         yield Finding(
             f"sub-folder '{name}' is not a version number; Triton ignores it",
@@ -448,6 +449,21 @@ def version_folder_ignored(context: ModelContext) -> Iterator[Finding]:
             hint="version folders are named 1, 2, ...; move other files out of the model folder",
             severity=INFO if name == "__pycache__" else None,
         )
+
+
+def _environment_folder(context: ModelContext) -> str | None:
+    """The model-folder sub-folder a Python model's EXECUTION_ENV_PATH names, if any: an
+    unpacked environment lives there by design (python_backend README)."""
+    config = context.effective
+    if (
+        config is None
+        or config.backend != "python"
+        or "EXECUTION_ENV_PATH" not in config.parameters
+    ):
+        return None
+    value = config.parameters["EXECUTION_ENV_PATH"].string_value
+    rest = value.removeprefix("$$TRITON_MODEL_DIRECTORY/") if value.startswith("$$") else ""
+    return rest.split("/", 1)[0] or None
 
 
 @rule(

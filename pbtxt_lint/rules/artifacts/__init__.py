@@ -15,6 +15,9 @@ without a GPU, a framework or running user code. Topic modules:
 - `openvino`: PL644-PL645; `savedmodel`: PL650-PL651;
 - `python_model`: PL660-PL665, model.py and its emulated `auto_complete_config`;
 - `torchscript`: PL670-PL675, forward()'s arguments and returned values;
+- `python_env`, `python_stub`, `python_imports` (sharing `python_runtime`): PL680-PL689,
+  the Python backend's runtime: the execution environment archive, a stub in the model
+  folder, and what model.py imports;
 - `common`: the views and helpers they share.
 
 Every rule reads files through `context.artifacts`, which is empty with
@@ -32,7 +35,10 @@ from pbtxt_lint.rules.artifacts import (
     onnx_shapes,
     onnx_tensors,
     openvino,
+    python_env,
+    python_imports,
     python_model,
+    python_stub,
     savedmodel,
     tensorrt,
     torchscript,
@@ -51,5 +57,8 @@ MODULES: tuple[ModuleType, ...] = (
     savedmodel,
     python_model,
     torchscript,
+    python_env,
+    python_stub,
+    python_imports,
 )
 """The topic modules of the family, in code order."""
