@@ -38,10 +38,10 @@ FAMILIES: dict[str, str] = {
 MODULES: tuple[ModuleType, ...] = (
     syntax,
     meta,
-    layout,
-    tensors,
+    *layout.MODULES,
+    *tensors.MODULES,
     *batching.MODULES,
-    instances,
+    *instances.MODULES,
     *ensembles.MODULES,
     *artifacts.MODULES,
     *features.MODULES,

@@ -30,3 +30,9 @@ def written(context: ModelContext, path: FieldPath) -> bool:
 BATCH_STRATEGY_PATH = "TRITON_BATCH_STRATEGY_PATH"
 """The `parameters` key the core itself reads, for any backend: the path of a custom
 batching library (`TritonModel::Create` in core's src/backend_model.cc)."""
+
+
+TENSORRT_PLATFORM = "tensorrt_plan"
+"""The platform of TensorRT engines, the only one with shape tensors, non-linear IO
+formats and instance-group profiles (`ValidateModelInput`, `ValidateNonLinearFormatIO`
+and `ValidateInstanceGroup` in core's src/model_config_utils.cc compare with it)."""

@@ -70,6 +70,10 @@ class Backend:
     reads_fields_known: bool = True
     """Whether `reads_fields` is known to be complete; False: which backend-specific
     fields the backend reads was not checked, so no field is reported as ignored."""
+    fills_listed_types_known: bool = True
+    """Whether `fills_listed_types` is known to be complete; False: whether auto-complete
+    fills a missing data_type or dims of a tensor the config lists was not checked, so
+    a missing one is a warning, not an error."""
 
 
 # --- parameters, as each backend reads them ------------------------------------------
@@ -193,6 +197,7 @@ BACKENDS: Mapping[str, Backend] = {
             default_cpu_count=2,
             unsupported_types=frozenset({"TYPE_BF16"}),
             reads_fields=_GRAPH_FIELDS,
+            fills_listed_types_known=False,
         ),
         # openvino_backend src/openvino.cc: auto-complete from the IR; CPU only.
         Backend(
@@ -238,15 +243,27 @@ BACKENDS: Mapping[str, Backend] = {
             optional_inputs=True,
             reads_secondary_devices=None,
             reads_fields_known=False,
+            fills_listed_types_known=False,
         ),
-        Backend("repeat", reads_secondary_devices=None, reads_fields_known=False),
-        Backend("square", reads_secondary_devices=None, reads_fields_known=False),
+        Backend(
+            "repeat",
+            reads_secondary_devices=None,
+            reads_fields_known=False,
+            fills_listed_types_known=False,
+        ),
+        Backend(
+            "square",
+            reads_secondary_devices=None,
+            reads_fields_known=False,
+            fills_listed_types_known=False,
+        ),
         # tensorrtllm_backend's ModelState does not refuse optional inputs.
         Backend(
             "tensorrtllm",
             optional_inputs=True,
             reads_secondary_devices=None,
             reads_fields_known=False,
+            fills_listed_types_known=False,
         ),
         # vllm_backend: a Python-based backend whose model.py adds its I/O at load.
         Backend(
@@ -255,6 +272,7 @@ BACKENDS: Mapping[str, Backend] = {
             optional_inputs=True,
             reads_secondary_devices=None,
             reads_fields_known=False,
+            fills_listed_types_known=False,
         ),
     )
 }

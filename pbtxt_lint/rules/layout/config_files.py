@@ -1,0 +1,182 @@
+"""PL102, PL103, PL111, PL116 and PL117: the config file, where Triton reads it and
+the name it gives.
+
+The poll reads `<model>/config.pbtxt` (or `configs/<name>.pbtxt` with
+`--model-config-name`) and requires its `name` to equal the folder's
+(`ModelRepositoryManager::InitializeModelInfo` in core's
+src/model_repository_manager/model_repository_manager.cc). Without a config file
+the backend must auto-complete one (`Model::Init` in core's src/model.cc); which
+backends can is read from `pbtxt_lint.triton.backends`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.diagnostics import Edit, Fix, Severity
+from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.textproto.tree import Field
+from pbtxt_lint.triton.backends import BACKENDS
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+AUTOCOMPLETING_BACKENDS = tuple(
+    b.name for b in BACKENDS.values() if b.fills_empty_io or b.completes_in_model_py
+)
+"""Backends that derive a whole config from the model file when there is none."""
+
+
+@rule(
+    "PL102",
+    "missing-config",
+    ERROR,
+    "A model folder without config.pbtxt while auto-complete is disabled.",
+    triton="failed to open text file for read <path>/config.pbtxt: No such file or directory",
+    needs_config=False,
+)
+def missing_config(context: ModelContext) -> Iterator[Finding]:
+    """With `--disable-auto-complete-config`, Triton reads `config.pbtxt` unconditionally
+    and fails the model when it is missing. (With auto-complete on, see PL117.)
+
+    Bad:
+        resnet/1/model.onnx   (no config.pbtxt, server run with --disable-auto-complete-config)
+    Good:
+        resnet/config.pbtxt
+        resnet/1/model.onnx
+    """
+    if context.config_file is not None or context.model.entries is None or not context.strict:
+        return
+    yield Finding(
+        f"model '{context.model.name}' has no config.pbtxt, and with "
+        "--disable-auto-complete-config Triton requires one",
+        file=context.model.path,
+        hint="add config.pbtxt with the model's inputs, outputs and max_batch_size",
+    )
+
+
+@rule(
+    "PL117",
+    "config-required-by-backend",
+    ERROR,
+    "A model without config.pbtxt whose backend cannot auto-complete one.",
+    triton="model configuration is not provided for model '<model>'",
+    stage=Stage.LOAD,
+    needs_config=False,
+)
+def config_required_by_backend(context: ModelContext) -> Iterator[Finding]:
+    """Without `config.pbtxt`, Triton relies on the backend to derive the config from
+    the model file. ONNX Runtime, TensorRT, OpenVINO, Python, TensorFlow and DALI can;
+    PyTorch and custom backends cannot, and the model fails to load.
+
+    Bad:
+        resnet/1/model.pt   (no config.pbtxt)
+    Good:
+        resnet/config.pbtxt
+        resnet/1/model.pt
+    """
+    if context.config_file is not None or context.model.entries is None or context.strict:
+        return
+    effective = context.effective
+    if effective is None or effective.backend in AUTOCOMPLETING_BACKENDS:
+        return  # an undetermined backend is PL104's finding
+    yield Finding(
+        f"model '{context.model.name}' has no config.pbtxt and its backend "
+        f"'{effective.backend}' cannot auto-complete one, so Triton fails with \"model "
+        'configuration is not provided"',
+        file=context.model.path,
+        hint="add config.pbtxt with the inputs, outputs and max_batch_size",
+    )
+
+
+@rule(
+    "PL103",
+    "name-mismatch",
+    ERROR,
+    "The config's name differs from its folder name.",
+    triton="unexpected directory name '<dir>' for model '<name>', directory name must equal "
+    "model name",
+)
+def name_mismatch(context: ModelContext) -> Iterator[Finding]:
+    """The folder name is the model name; a `name` field must repeat it exactly (or be
+    left out, and Triton fills it in).
+
+    Bad:
+        models/bert_onnx/config.pbtxt:  name: "bert"
+    Good:
+        models/bert_onnx/config.pbtxt:  name: "bert_onnx"
+    """
+    config = context.config
+    if config is None or not config.name or config.name == context.model.name:
+        return
+    located = context.parsed.source_map.get(("name",)) if context.parsed else None
+    fix = None
+    if located is not None:
+        node_span = located.node
+        if isinstance(node_span, Field) and node_span.value is not None:
+            value = node_span.value
+            fix = Fix(
+                f'set name to "{context.model.name}"',
+                (Edit(value.first.start, value.last.end, f'"{context.model.name}"'),),
+            )
+    yield Finding(
+        f"name \"{config.name}\" does not match the folder name '{context.model.name}'; "
+        "Triton requires them to be equal and does not load the model",
+        at=("name",),
+        hint=f'write name: "{context.model.name}", delete the name field, or rename the '
+        f"folder to '{config.name}'",
+        fix=fix,
+    )
+
+
+@rule(
+    "PL111",
+    "unused-config-variant",
+    INFO,
+    "A configs/<name>.pbtxt that is not used unless Triton runs with --model-config-name=<name>.",
+    needs_config=False,
+)
+def unused_config_variant(context: ModelContext) -> Iterator[Finding]:
+    """Triton reads `configs/<name>.pbtxt` only with `--model-config-name=<name>`, and
+    silently falls back to `config.pbtxt` otherwise. Check variants with the same flag.
+
+    Bad:
+        resnet/configs/h100.pbtxt   (server started without --model-config-name)
+    Good:
+        tritonserver --model-config-name=h100 ...; pbtxt-lint check --model-config-name h100
+    """
+    for path in context.model.unused_configs:
+        yield Finding(
+            f"configs/{path.name} is not checked: Triton uses it only when started with "
+            f"--model-config-name={path.stem}",
+            file=path,
+            hint=f"run pbtxt-lint check --model-config-name {path.stem} to check it",
+        )
+
+
+@rule(
+    "PL116",
+    "config-in-version-folder",
+    WARNING,
+    "config.pbtxt sits inside a version folder, where Triton never reads it.",
+    needs_config=False,
+)
+def config_in_version_folder(context: ModelContext) -> Iterator[Finding]:
+    """Triton reads `<model>/config.pbtxt`; a copy in `<model>/1/` is ignored, so edits
+    to it have no effect (and without a model-level config the model is auto-completed
+    or fails).
+
+    Bad:
+        resnet/1/config.pbtxt
+    Good:
+        resnet/config.pbtxt
+    """
+    for folder in context.version_scan.versions:
+        contents = context.model.contents(folder.folder) or {}
+        entry = contents.get("config.pbtxt")
+        if entry is not None and not entry.is_dir:
+            yield Finding(
+                f"{folder.folder}/config.pbtxt is inside a version folder; Triton only reads "
+                f"{context.model.name}/config.pbtxt",
+                file=context.model.path / folder.folder / "config.pbtxt",
+                hint=f"move it to {context.model.name}/config.pbtxt",
+            )

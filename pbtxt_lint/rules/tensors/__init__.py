@@ -1,0 +1,38 @@
+"""PL2xx: inputs, outputs, reshape and batch inputs/outputs.
+
+Most of these are Triton's `ValidateModelIOConfig` (core's src/model_config_utils.cc,
+with `ValidateModelInput`, `ValidateModelOutput`, `ValidateIOShape` and
+`ValidateBatchIO`). It runs at the repository poll with
+`--disable-auto-complete-config` (strict mode) and, in the default auto-complete mode,
+after the backend has completed the config, when the model is loaded. Either way the
+model is refused; only the moment differs. Ensembles go through the same checks for
+their own inputs and outputs.
+
+The rest are backend facts that the config alone decides (optional inputs, data types
+a backend cannot take, what a backend auto-completes), read from
+`pbtxt_lint.triton.backends`, and the known gaps Triton accepts silently (duplicate
+names, ragged batching that cannot happen, ...).
+"""
+
+from types import ModuleType
+
+from pbtxt_lint.rules.tensors import (
+    batch_io,
+    data_types,
+    dims,
+    formats,
+    input_flags,
+    required_fields,
+    tensor_lists,
+)
+
+MODULES: tuple[ModuleType, ...] = (
+    required_fields,
+    dims,
+    formats,
+    batch_io,
+    input_flags,
+    tensor_lists,
+    data_types,
+)
+"""The topic modules of the family, in code order."""
