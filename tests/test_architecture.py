@@ -1,0 +1,131 @@
+"""The layering of the package: no import cycles (imports inside functions included),
+rule modules that fit in a reader's head, and the context below the rules.
+
+The import-linter contracts in pyproject.toml (run by `make lint`) check the layers;
+this test adds what they do not: cycles among modules of one layer, and sizes.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pbtxt_lint"
+GENERATED = {"schema/model_config_pb2.py", "lsp/schema_docs.py"}
+MAX_RULE_MODULE_LINES = 500
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {
+        _module_name(path): path
+        for path in PACKAGE.rglob("*.py")
+        if path.relative_to(PACKAGE).as_posix() not in GENERATED
+    }
+
+
+def _type_checking_nodes(tree: ast.Module) -> set[int]:
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(inner) for inner in ast.walk(node))
+    return skipped
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """Modules of the package `name` imports at run time (anywhere in the file), with
+    the packages that importing them runs (`a.b.c` runs `a.b`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _type_checking_nodes(tree)
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                package = name.split(".") if is_package else name.split(".")[:-1]
+                package = package[: len(package) - (node.level - 1)]
+                base = ".".join([*package, base] if base else package)
+            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if not target:
+                continue
+            parts = target.split(".")
+            for end in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:end])
+                if prefix in known and prefix != name and not name.startswith(prefix + "."):
+                    found.add(prefix)
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_even_through_imports_inside_functions() -> None:
+    modules = _modules()
+    known = set(modules)
+    graph = {name: _imports(name, path, known) for name, path in modules.items()}
+    assert _cycles(graph) == []
+
+
+def test_rule_modules_fit_in_a_readers_head() -> None:
+    too_long = {
+        path.relative_to(PACKAGE).as_posix(): lines
+        for path in (PACKAGE / "rules").rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_RULE_MODULE_LINES
+    }
+    assert too_long == {}
+
+
+def test_the_model_context_lives_below_the_rules() -> None:
+    from pbtxt_lint.analysis.context import ModelContext
+
+    assert ModelContext.__module__ == "pbtxt_lint.analysis.context"
+    assert not any("class ModelContext" in p.read_text() for p in (PACKAGE / "rules").rglob("*.py"))
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
