@@ -18,7 +18,7 @@ binary of the nvidia-pytriton wheel, see ``tests/oracle.py``) with its python ba
   "python"`` and a model.py that returns zeros of the configured outputs. Triton's core
   checks (request shapes, data types, ensemble data flow, sequence batching) are the
   same for every backend; the backend's own behaviour is not reproduced. ``KIND_GPU``
-  becomes ``KIND_CPU`` (the server runs without a GPU).
+  becomes ``KIND_CPU`` and ``gpus`` lists are dropped (the server runs without a GPU).
 * Each ``[[live]]`` table of case.toml is one request: ``model``, ``body`` (the JSON of a
   KServe v2 infer request), and optionally ``endpoint`` (``generate_stream`` for
   decoupled models; default ``infer``), ``parallel`` (send that many at once),
@@ -103,6 +103,7 @@ def prepare(case: Path, scratch: Path, numpy_dir: Path) -> Path:
     shutil.copytree(case / "repo", repo)
     for config in repo.glob("*/config.pbtxt"):
         text = config.read_text(encoding="utf-8").replace("KIND_GPU", "KIND_CPU")
+        text = re.sub(r"\bgpus\s*:\s*\[[^\]]*\]", "", text)
         config.write_text(text, encoding="utf-8")
         model = config.parent
         if re.search(r'^\s*platform\s*:\s*"ensemble"', text, re.M):
@@ -110,8 +111,7 @@ def prepare(case: Path, scratch: Path, numpy_dir: Path) -> Path:
         python = re.search(r'^\s*backend\s*:\s*"python"', text, re.M)
         if not python:
             text = re.sub(r'^\s*(platform|backend)\s*:\s*"[^"]*"\s*$', "", text, flags=re.M)
-            text = re.sub(r'^\s*default_model_filename\s*:.*$', "", text, flags=re.M)
-            text = re.sub(r"^\s*label_filename\s*:.*$", "", text, flags=re.M)
+            text = re.sub(r"^\s*default_model_filename\s*:.*$", "", text, flags=re.M)
             config.write_text('backend: "python"\n' + text, encoding="utf-8")
             for version in [d for d in model.iterdir() if d.is_dir() and d.name.isdigit()]:
                 shutil.rmtree(version)
@@ -130,7 +130,9 @@ def prepare(case: Path, scratch: Path, numpy_dir: Path) -> Path:
     return repo
 
 
-def send(port: int, model: str, body: str, timeout: float, endpoint: str = "infer") -> tuple[int, str]:
+def send(
+    port: int, model: str, body: str, timeout: float, endpoint: str = "infer"
+) -> tuple[int, str]:
     """POST the body; what arrived before the answer ended (or before `timeout`)."""
     url = f"http://127.0.0.1:{port}/v2/models/{model}/{endpoint}"
     request = urllib.request.Request(url, data=body.encode(), method="POST")
@@ -199,9 +201,13 @@ def run_case(case: Path, server_dir: Path, libs: Path, numpy_dir: Path) -> list[
                 with concurrent.futures.ThreadPoolExecutor(parallel) as pool:
                     futures = [
                         pool.submit(
-                            send, port, entry["model"], entry["body"],
-                            float(entry.get("timeout_s", 20)), entry.get("endpoint", "infer"),
-                        )  # fmt: skip
+                            send,
+                            port,
+                            entry["model"],
+                            entry["body"],
+                            float(entry.get("timeout_s", 20)),
+                            entry.get("endpoint", "infer"),
+                        )
                         for _ in range(parallel)
                     ]
                     answers = [f.result() for f in futures]
