@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Write the model files of the evaluation set (tests/evaluation/) from one table.
+
+Usage: python scripts/make_evaluation_set.py [--check]
+
+Each case of the evaluation set is a model repository whose config.pbtxt, model.py and
+label files are written by hand; its ONNX graphs, TorchScript archives, TensorRT plan
+headers and SavedModel protobufs are generated here (tiny, deterministic, with the
+tensor names, types and shapes a real export has), so that what a model declares is
+readable in this table rather than hidden in a binary. The builders are those of the
+rule fixtures (scripts/make_fixture_artifacts.py). `--check` compares the committed
+files with what the table produces, without writing (exit 1 on a difference).
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "tests" / "evaluation"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from make_fixture_artifacts import (  # noqa: E402
+    FLOAT,
+    INT64,
+    Graph,
+    Plan,
+    SavedModel,
+    Spec,
+    TorchScript,
+)
+
+DT_FLOAT = 1
+"""tensorflow DataType number of float32."""
+
+RESNET50 = Graph([("input", FLOAT, ["batch", 3, 224, 224])], [("probs", FLOAT, ["batch", 1000])])
+STREAMING_ENCODER = Graph(
+    [
+        ("features", FLOAT, ["batch", 10, 80]),
+        ("START", FLOAT, ["batch", 1]),
+        ("READY", FLOAT, ["batch", 1]),
+    ],
+    [("log_probs", FLOAT, ["batch", 10, 500])],
+)
+
+TABLE: dict[str, Spec] = {
+    # ------------------------------------------------------------------ mistakes
+    "m_pt_densenet_batch_twice/repo/densenet_pt/1/model.pt": TorchScript(
+        (("x", "Tensor"),), root="__torch__.torchvision.models.densenet.DenseNet"
+    ),
+    "m_py_bls_output_name_typo/repo/person_detector/1/model.onnx": Graph(
+        [("images", FLOAT, ["batch", 3, 64, 64])], [("DETECTIONS", FLOAT, ["batch", 100, 6])]
+    ),
+    "m_onnx_seq_idle_1ms/repo/streaming_conformer/1/model.onnx": Graph(
+        [
+            ("speech", FLOAT, ["batch", 16, 80]),
+            ("START", FLOAT, ["batch", 1]),
+            ("READY", FLOAT, ["batch", 1]),
+        ],
+        [("encoder_out", FLOAT, ["batch", 4, 256])],
+    ),
+    "m_onnx_labels_on_detection_output/repo/yolov5s/1/model.onnx": Graph(
+        [("images", FLOAT, ["batch", 3, 640, 640])], [("output0", FLOAT, ["batch", 25200, 85])]
+    ),
+    "m_onnx_labels_csv_header_shift/repo/gtsrb_classifier/1/model.onnx": Graph(
+        [("input", FLOAT, ["batch", 3, 32, 32])], [("logits", FLOAT, ["batch", 43])]
+    ),
+    "m_onnx_labels_index_prefixed/repo/cifar10_resnet/1/model.onnx": Graph(
+        [("input", FLOAT, ["batch", 3, 32, 32])], [("output", FLOAT, ["batch", 10])]
+    ),
+    "m_ens_variable_to_fixed_shape/repo/resnet50/1/model.onnx": RESNET50,
+    "m_ens_python_step_drops_batch/repo/resnet50/1/model.onnx": RESNET50,
+    "m_ens_python_step_float64/repo/resnet50/1/model.onnx": RESNET50,
+    "m_ens_reshape_as_transpose/repo/resnet50/1/model.onnx": RESNET50,
+    "m_ens_tokenizer_length_vs_dims/repo/bert_router/1/model.onnx": Graph(
+        [("input_ids", INT64, ["batch", 128]), ("attention_mask", INT64, ["batch", 128])],
+        [("logits", FLOAT, ["batch", 6])],
+    ),
+    "m_ens_step_omits_output/repo/yolov8n/1/model.onnx": Graph(
+        [("images", FLOAT, ["batch", 3, 640, 640])], [("output0", FLOAT, ["batch", 300, 6])]
+    ),
+    "m_ens_stateful_step_no_correlation_id/repo/streaming_encoder/1/model.onnx": (
+        STREAMING_ENCODER
+    ),
+    "m_pt_input_order_swapped/repo/intent_bert/1/model.pt": TorchScript(
+        (("input_ids", "Tensor"), ("attention_mask", "Tensor")),
+        root="__torch__.transformers.models.bert.modeling_bert.BertForSequenceClassification",
+    ),
+    "m_pt_output_fp16/repo/segformer_fp16/1/model.pt": TorchScript(
+        (("pixel_values", "Tensor"),), root="__torch__.segformer.SegformerForSemanticSegmentation"
+    ),
+    # ------------------------------------------------------------------ controls
+    "c_onnx_cifar_labels/repo/cifar10_resnet/1/model.onnx": Graph(
+        [("input", FLOAT, ["batch", 3, 32, 32])], [("output", FLOAT, ["batch", 10])]
+    ),
+    "c_onnx_bert_dynamic_batching/repo/bert_sentiment/1/model.onnx": Graph(
+        [
+            ("input_ids", INT64, ["batch", "sequence"]),
+            ("attention_mask", INT64, ["batch", "sequence"]),
+            ("token_type_ids", INT64, ["batch", "sequence"]),
+        ],
+        [("logits", FLOAT, ["batch", 2])],
+    ),
+    "c_onnx_yolov8_mbs0_full_shape/repo/yolov8s/1/model.onnx": Graph(
+        [("images", FLOAT, [1, 3, 640, 640])], [("output0", FLOAT, [1, 84, 8400])]
+    ),
+    "c_onnx_stateful_implicit_state/repo/streaming_vad/1/model.onnx": Graph(
+        [
+            ("audio_chunk", FLOAT, ["batch", 512]),
+            ("START", FLOAT, ["batch", 1]),
+            ("past_state", FLOAT, ["batch", 2, 64]),
+        ],
+        [("speech_prob", FLOAT, ["batch", 1]), ("present_state", FLOAT, ["batch", 2, 64])],
+    ),
+    "c_onnx_sequence_controls_in_graph/repo/conformer_encoder/1/model.onnx": Graph(
+        [
+            ("speech", FLOAT, ["batch", 67, 80]),
+            ("START", FLOAT, ["batch", 1]),
+            ("END", FLOAT, ["batch", 1]),
+            ("READY", FLOAT, ["batch", 1]),
+            ("CORRID", INT64, ["batch", 1]),
+        ],
+        [("encoder_out", FLOAT, ["batch", 16, 256])],
+    ),
+    "c_onnx_scalar_reshape/repo/sampler/1/model.onnx": Graph(
+        [("logits", FLOAT, ["batch", 32000]), ("temperature", FLOAT, ["batch"])],
+        [("probs", FLOAT, ["batch", 32000])],
+    ),
+    "c_ens_image_classification/repo/resnet50/1/model.onnx": RESNET50,
+    "c_ens_bert_variable_sequence/repo/distilbert_intent/1/model.onnx": Graph(
+        [
+            ("input_ids", INT64, ["batch", "sequence"]),
+            ("attention_mask", INT64, ["batch", "sequence"]),
+        ],
+        [("logits", FLOAT, ["batch", 8])],
+    ),
+    "c_pt_named_inputs/repo/toxic_bert/1/model.pt": TorchScript(
+        (("input_ids", "Tensor"), ("attention_mask", "Tensor")),
+        root="__torch__.transformers.models.bert.modeling_bert.BertForSequenceClassification",
+    ),
+    "c_pt_index_convention/repo/resnet18_pt/1/model.pt": TorchScript(
+        (("x", "Tensor"),), root="__torch__.torchvision.models.resnet.ResNet"
+    ),
+    "c_trt_plan_detector_gpu/repo/yolov8m_trt/1/model.plan": Plan((10, 8, 0, 43), size=256),
+    "c_tf_savedmodel_gpu/repo/efficientnet_tf/1/model.savedmodel/saved_model.pb": SavedModel(
+        (("input_1", DT_FLOAT, (-1, 224, 224, 3)),), (("predictions", DT_FLOAT, (-1, 1000)),)
+    ),
+}
+"""Case-relative path -> how the file is made."""
+
+
+def write_all(base: Path) -> None:
+    for relative, spec in TABLE.items():
+        path = base / relative
+        if path.is_file():
+            path.unlink()
+        spec.write(path)
+
+
+def differences() -> list[str]:
+    """Table entries whose committed file differs from what the table produces."""
+    problems = []
+    with tempfile.TemporaryDirectory() as scratch:
+        fresh = Path(scratch)
+        write_all(fresh)
+        for relative in TABLE:
+            committed = CASES / relative
+            if not committed.is_file() or not filecmp.cmp(
+                fresh / relative, committed, shallow=False
+            ):
+                problems.append(f"{committed}: differs from what the table produces")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare, do not write")
+    args = parser.parse_args()
+    if args.check:
+        problems = differences()
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1 if problems else 0
+    write_all(CASES)
+    print(f"wrote {len(TABLE)} model files under {CASES.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
