@@ -25,7 +25,7 @@ from pbtxt_lint.settings import PathIgnore, Settings
 from pbtxt_lint.targets import RequestedRelease, UnknownRelease, resolve
 
 if TYPE_CHECKING:
-    from pbtxt_lint.rules.base import Rule
+    from pbtxt_lint.rules.base import PlannedRule, RuleInfo
 
 DEDICATED = ".pbtxt-lint.toml"
 PYPROJECT = "pyproject.toml"
@@ -52,11 +52,11 @@ class ConfigError(Exception):
         self.source = source
 
 
-def known_rules() -> tuple[Rule, ...]:
-    """Every rule, in code order."""
-    from pbtxt_lint.rules import ALL_RULES  # the rule modules load when settings need them
+def known_rules() -> tuple[RuleInfo, ...]:
+    """Every rule's index row, in code order; no rule module is imported."""
+    from pbtxt_lint.rules.index import INDEX  # deferred: only runs that resolve rules need it
 
-    return ALL_RULES
+    return INDEX
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
@@ -67,7 +67,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
-def resolve_code(item: str, rules: Sequence[Rule] | None = None) -> str:
+def resolve_code(item: str, rules: Sequence[PlannedRule] | None = None) -> str:
     """A code, prefix (`PL3`) or rule name -> the code or prefix; ValueError if unknown."""
     rules = rules if rules is not None else known_rules()
     by_name = {r.name: r.code for r in rules}

@@ -33,7 +33,7 @@ from pbtxt_lint.repository.layout import (
     Target,
     discover,
 )
-from pbtxt_lint.rules.base import Finding, Rule, Stage
+from pbtxt_lint.rules.base import Finding, PlannedRule, Rule, Stage
 from pbtxt_lint.rules.meta import unused_suppression
 from pbtxt_lint.settings import Settings
 
@@ -83,7 +83,7 @@ one process and two take the same time at 25 models; at 50, two take 45 ms, one 
 def lint(
     paths: Iterable[Path],
     settings: Settings,
-    rules: Sequence[Rule] | None = None,
+    rules: Sequence[PlannedRule] | None = None,
     *,
     jobs: int | None = None,
     overlay: Overlay | None = None,
@@ -144,8 +144,8 @@ class _Plan:
         self,
         targets: list[Target],
         settings: Settings,
-        active: list[Rule],
-        all_rules: Sequence[Rule],
+        active: list[PlannedRule],
+        all_rules: Sequence[PlannedRule],
     ) -> None:
         self.settings = settings
         self.work: list[tuple[Repository, ModelFolder]] = [
@@ -169,7 +169,7 @@ class _Plan:
         key = (stray, parsed, scopes)
         if key not in self._runnable:
             rules = [
-                r
+                r.load()
                 for r in self.active
                 if r.stray == stray and (parsed or not r.needs_config) and r.scope in scopes
             ]
@@ -181,14 +181,12 @@ class _Plan:
         fails with its composing model whether or not its rule is selected), poll-stage
         errors first."""
         found: ModelError | None = None
-        for candidate in known_rules():
-            if (
-                candidate.severity is not Severity.ERROR
-                or candidate.stray != context.model.is_stray
-            ):
+        for planned in known_rules():
+            if planned.severity is not Severity.ERROR or planned.stray != context.model.is_stray:
                 continue
-            if candidate.needs_config and context.config is None:
+            if planned.needs_config and context.config is None:
                 continue
+            candidate = planned.load()
             try:
                 findings = list(candidate.check(context))
             except Exception:  # a crashing rule is reported on that model itself

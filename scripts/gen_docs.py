@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Regenerate docs/rules.md and the rule table in README.md from the rule registry."""
+"""Regenerate docs/rules.md, the rule table in README.md and the engine's rule index
+(pbtxt_lint/rules/index.py) from the rule registry."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pbtxt_lint.docs import rules_reference, with_rule_table
+from pbtxt_lint.docs import rule_index, rules_reference, with_rule_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -15,6 +16,7 @@ def main() -> None:
     (ROOT / "docs" / "rules.md").write_text(rules_reference())
     readme = ROOT / "README.md"
     readme.write_text(with_rule_table(readme.read_text()))
+    (ROOT / "pbtxt_lint" / "rules" / "index.py").write_text(rule_index())
 
 
 if __name__ == "__main__":

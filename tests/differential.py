@@ -65,8 +65,8 @@ from oracle import TRITON_VERSION, TritonServer, Verdict
 
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.linter import lint
-from pbtxt_lint.rules import RULES_BY_CODE
 from pbtxt_lint.rules.base import Stage
+from pbtxt_lint.rules.registry import RULES_BY_CODE
 from pbtxt_lint.schema import DATA_TYPE_DESCRIPTOR, ModelConfig
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.targets import resolve

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from pbtxt_lint import __version__
 from pbtxt_lint.cli import cli
-from pbtxt_lint.rules import ALL_RULES
+from pbtxt_lint.rules.registry import ALL_RULES
 
 MINIMAL_MODEL_PY = "class TritonPythonModel:\n    def execute(self, requests):\n        return []\n"
 

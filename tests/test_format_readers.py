@@ -37,7 +37,7 @@ from pbtxt_lint.artifacts.torchscript import (
     read_torchscript,
 )
 from pbtxt_lint.linter import lint
-from pbtxt_lint.rules import ALL_RULES
+from pbtxt_lint.rules.registry import ALL_RULES
 from pbtxt_lint.settings import Settings
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "make_fixture_artifacts.py"

@@ -23,7 +23,7 @@ from pbtxt_lint.jsonconfig import (
     read_json,
 )
 from pbtxt_lint.repository.layout import ConfigFile, load_repository
-from pbtxt_lint.rules import ALL_RULES
+from pbtxt_lint.rules.registry import ALL_RULES
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.textproto.binder import ProblemKind

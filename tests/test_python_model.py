@@ -27,7 +27,7 @@ from pbtxt_lint.artifacts.python_model import (
 from pbtxt_lint.linter import lint
 from pbtxt_lint.report.complete import CommandError, complete_command, init_command
 from pbtxt_lint.repository.layout import load_repository
-from pbtxt_lint.rules import ALL_RULES
+from pbtxt_lint.rules.registry import ALL_RULES
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
 

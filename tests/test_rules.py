@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from fixture_cases import Case, Expectation, all_cases, materialize
 
 from pbtxt_lint.cli import cli
-from pbtxt_lint.rules import ALL_RULES
+from pbtxt_lint.rules.registry import ALL_RULES
 
 CASES = all_cases()
 

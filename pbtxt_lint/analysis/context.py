@@ -18,16 +18,18 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
-from pbtxt_lint.analysis.artifacts import ModelArtifacts
-from pbtxt_lint.analysis.autocomplete import CompletedConfig, complete_config
 from pbtxt_lint.repository.layout import ConfigFile, ModelFolder, Repository
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.textproto.parse import ParsedConfig
 from pbtxt_lint.triton.autofill import AutofillResult, core_autofill, is_ensemble
 from pbtxt_lint.triton.versions import Selection, VersionScan, scan_version_folders, select_versions
+
+if TYPE_CHECKING:
+    from pbtxt_lint.analysis.artifacts import ModelArtifacts
+    from pbtxt_lint.analysis.autocomplete import CompletedConfig
 
 T = TypeVar("T")
 
@@ -178,6 +180,9 @@ class ModelContext:
     @cached_property
     def artifacts(self) -> ModelArtifacts:
         """The model files of the versions Triton would load, read lazily and once."""
+        # Deferred for start-up time: a run with --config-only never locates model files.
+        from pbtxt_lint.analysis.artifacts import ModelArtifacts
+
         return ModelArtifacts(self)
 
     @cached_property
@@ -188,11 +193,14 @@ class ModelContext:
 
     def completed_for(self, version: int | None) -> CompletedConfig:
         """`completed` for one version's model file (None: the highest loaded one)."""
+        # Deferred for start-up time: most rules never need the backend's auto-complete.
+        from pbtxt_lint.analysis.autocomplete import complete_config
+
         memo = self._memo
         key = ("completed", version)
         if key not in memo:
             memo[key] = complete_config(self, version)
-        return cast(CompletedConfig, memo[key])
+        return cast("CompletedConfig", memo[key])
 
     @property
     def strict(self) -> bool:
@@ -207,7 +215,7 @@ class ModelContext:
             scopes.add(Scope.FILES)
         if self.effective is not None and is_ensemble(self.effective):
             scopes.add(Scope.ENSEMBLE)
-        if self.artifacts.versions:
+        if not self.settings.config_only and self.artifacts.versions:
             scopes.add(Scope.MODEL_FILES)
         return frozenset(scopes)
 

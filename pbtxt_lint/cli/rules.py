@@ -8,7 +8,7 @@ import click
 @click.command("rules")
 def list_rules() -> None:
     """List every rule: code, severity, name and summary."""
-    from pbtxt_lint.rules import ALL_RULES, FAMILIES
+    from pbtxt_lint.rules.registry import ALL_RULES, FAMILIES
 
     for prefix, title in FAMILIES.items():
         family = [r for r in ALL_RULES if r.code.startswith(prefix)]
@@ -24,7 +24,7 @@ def list_rules() -> None:
 @click.argument("code")
 def explain(code: str) -> None:
     """Show the documentation of one rule (by code or name)."""
-    from pbtxt_lint.rules import RULES_BY_CODE, RULES_BY_NAME
+    from pbtxt_lint.rules.registry import RULES_BY_CODE, RULES_BY_NAME
 
     found = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)
     if found is None:

@@ -22,6 +22,7 @@ from pbtxt_lint.repository.layout import (
     load_repository,
 )
 from pbtxt_lint.rules.base import Rule
+from pbtxt_lint.rules.registry import RULES_BY_CODE
 from pbtxt_lint.schema import MODEL_CONFIG_DESCRIPTOR, ModelConfig
 from pbtxt_lint.schema.datatypes import byte_size, protocol_from_config_type
 from pbtxt_lint.settings import Settings
@@ -42,7 +43,7 @@ KNOWN_PLATFORMS = (*PLATFORMS, ENSEMBLE_PLATFORM)
 
 def rules_by_code() -> dict[str, Rule]:
     """Every rule (meta rules included) by code."""
-    return {rule.code: rule for rule in known_rules()}
+    return dict(RULES_BY_CODE)
 
 
 __all__ = [

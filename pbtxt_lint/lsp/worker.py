@@ -126,7 +126,7 @@ def serve(connection: Connection) -> None:
 
 _PRELOAD = (
     "pbtxt_lint.lsp.worker",
-    "pbtxt_lint.rules",
+    "pbtxt_lint.rules.registry",
     "pbtxt_lint.analysis.artifacts",
     "pbtxt_lint.suppressions",
 )

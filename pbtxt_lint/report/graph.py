@@ -17,7 +17,7 @@ from rich.tree import Tree
 
 from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Step
-from pbtxt_lint.rules import ALL_RULES
+from pbtxt_lint.rules.registry import ALL_RULES
 
 FORMATS = ("tree", "mermaid", "dot")
 _CROSS = "✗"

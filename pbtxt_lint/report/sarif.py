@@ -15,13 +15,13 @@ from typing import Any
 from urllib.parse import quote
 
 from pbtxt_lint import __version__
-from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.docs import doc_markdown
 from pbtxt_lint.linter import LintResult
 from pbtxt_lint.paths import display_path
 from pbtxt_lint.report.fingerprint import fingerprint
 from pbtxt_lint.rules.base import Rule
+from pbtxt_lint.rules.registry import ALL_RULES
 
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -100,7 +100,7 @@ def _result(diagnostic: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
 
 
 def render_sarif(result: LintResult) -> str:
-    rules = known_rules()
+    rules = ALL_RULES
     index = {rule.code: position for position, rule in enumerate(rules)}
     run = {
         "tool": {

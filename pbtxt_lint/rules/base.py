@@ -10,11 +10,13 @@ severities.
 from __future__ import annotations
 
 import enum
+import importlib
 import inspect
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Fix, Severity, Span
@@ -72,6 +74,41 @@ class Rule:
 
     def run(self, context: ModelContext) -> Iterator[Finding]:
         yield from self.check(context)
+
+    def load(self) -> Rule:
+        return self
+
+
+class RuleInfo(NamedTuple):
+    """What the engine needs to plan a run, without importing the rule's module: the
+    rows of `rules/index.py`, generated from the registry by scripts/gen_docs.py. A run
+    imports only the topic modules whose rules it calls (a one-config check of a
+    Python model never loads the ONNX or ensemble rules)."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    stage: Stage
+    needs_config: bool
+    stray: bool
+    scope: Scope
+    module: str
+    """The topic module, relative to `pbtxt_lint.rules` (`batching.priorities`)."""
+
+    def load(self) -> Rule:
+        """The rule itself (its module imported on first use)."""
+        return _rules_of(self.module)[self.code]
+
+
+@cache
+def _rules_of(module: str) -> dict[str, Rule]:
+    loaded = importlib.import_module(f"pbtxt_lint.rules.{module}")
+    return {value.code: value for value in vars(loaded).values() if isinstance(value, Rule)}
+
+
+PlannedRule = Rule | RuleInfo
+"""A rule, or its index row: what the engine filters before it calls anything."""
 
 
 def rule(

@@ -5,11 +5,10 @@ stub_launcher.cc).
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.rules.base import Finding, rule
 
 if TYPE_CHECKING:
@@ -18,7 +17,6 @@ from pbtxt_lint.rules.artifacts.python_runtime import (
     ENV_AT,
     ERROR,
     INFO,
-    KEYWORD,
     LOAD,
     WARNING,
     env_listing,
@@ -42,6 +40,7 @@ from pbtxt_lint.rules.artifacts.python_runtime import (
     "An EXECUTION_ENV_PATH archive that is not a gzip or plain tar, or is empty or corrupt.",
     triton="archive_read_open_filename() failed.",
     stage=LOAD,
+    scope=Scope.FILES,
 )
 def python_env_unreadable(context: ModelContext) -> Iterator[Finding]:
     """The Python backend extracts the environment with libarchive, enabling only the
@@ -98,6 +97,7 @@ def python_env_unreadable(context: ModelContext) -> Iterator[Finding]:
     triton="archive_write_header() failed with error code = -25 error message is Path "
     "contains '..'",
     stage=LOAD,
+    scope=Scope.FILES,
 )
 def python_env_entry_escapes(context: ModelContext) -> Iterator[Finding]:
     """An entry with an absolute path, a `..` component, a path through a symbolic link
@@ -158,6 +158,7 @@ def python_env_entry_escapes(context: ModelContext) -> Iterator[Finding]:
     triton="Path <env>/bin/activate does not exist. The Python environment should contain "
     "an 'activate' script.",
     stage=LOAD,
+    scope=Scope.FILES,
 )
 def python_env_activate_missing(context: ModelContext) -> Iterator[Finding]:
     """After extracting (or for a folder, directly) the backend requires
@@ -200,6 +201,7 @@ def python_env_activate_missing(context: ModelContext) -> Iterator[Finding]:
     "python-env-version-mismatch",
     WARNING,
     "The environment's Python is not the stub's, so the stub ignores the environment's packages.",
+    scope=Scope.FILES,
 )
 def python_env_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     """The stub's Python takes the environment's `lib/python3.X/site-packages` only when
@@ -244,6 +246,7 @@ def python_env_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     "An execution environment without numpy, which the stub imports before model.py.",
     triton="failed to load 'm' version 1: Internal: ModuleNotFoundError: No module named 'numpy'",
     stage=LOAD,
+    scope=Scope.FILES,
 )
 def python_env_numpy_missing(context: ModelContext) -> Iterator[Finding]:
     """The stub imports `triton_python_backend_utils` before model.py, and that module
@@ -280,67 +283,11 @@ def python_env_numpy_missing(context: ModelContext) -> Iterator[Finding]:
 
 
 @rule(
-    "PL688",
-    "python-env-path-model-directory",
-    ERROR,
-    "$$TRITON_MODEL_DIRECTORY placed after the start of EXECUTION_ENV_PATH, or followed by '..'.",
-    triton="Failed to get the canonical path for <mangled path>.",
-    stage=LOAD,
-)
-def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
-    """The backend replaces `$$TRITON_MODEL_DIRECTORY` with the model folder, but it
-    replaces as many characters as the keyword's position plus its length
-    (python_be.cc: `replace(loc, loc + keyword.size(), path)`), so a keyword anywhere but
-    at the start also swallows the characters after it, and the path never exists.
-    tritonserver 2.51 (24.10), checked: `/x$$TRITON_MODEL_DIRECTORY/env.tar.gz` became
-    `Failed to get the canonical path for /x/models/kw_middlenv.tar.gz.`
-
-    A path that leaves the model folder (`$$TRITON_MODEL_DIRECTORY/../shared/env.tar.gz`)
-    works from a local repository, but python_backend's README calls it undefined: from
-    cloud storage (s3://, gs://, as://) Triton copies only the model folder, and the
-    load fails with `Failed to get the canonical path for ...` (a warning).
-
-    Bad:
-        string_value: "$$TRITON_MODEL_DIRECTORY/../shared/env.tar.gz"
-    Good:
-        string_value: "$$TRITON_MODEL_DIRECTORY/env.tar.gz"
-    """
-    ref = context.shared(env_ref)
-    if ref is None or ref.keyword_at < 0:
-        return
-    value = ref.value
-    if ref.keyword_at > 0:
-        eaten = value[ref.keyword_at + len(KEYWORD) : 2 * ref.keyword_at + len(KEYWORD)]
-        opened = (
-            value[: ref.keyword_at] + "<model folder>" + value[2 * ref.keyword_at + len(KEYWORD) :]
-        )
-        yield Finding(
-            f"{env_where(context)} has {KEYWORD} after the start of '{value}'; the Python "
-            f"backend replaces it together with the {len(eaten)} characters after it "
-            f"('{eaten}'), opens '{opened}', and fails to load '{context.model.name}'",
-            at=ENV_AT,
-            hint=f'write "{KEYWORD}/<file in the model folder>", or an absolute path without it',
-        )
-        return
-    rest = value[len(KEYWORD) :].lstrip("/")
-    target = posixpath.normpath(rest) if rest else "."
-    if target == ".." or target.startswith("../"):
-        yield Finding(
-            f"{env_where(context)} is '{value}', which leaves the model folder; it works from a "
-            "local repository, but from cloud storage Triton copies only the model folder "
-            f"and '{context.model.name}' fails to load",
-            at=ENV_AT,
-            hint="put the environment in the model folder, or use an absolute path of the "
-            "serving host",
-            severity=WARNING,
-        )
-
-
-@rule(
     "PL689",
     "python-env-not-inspected",
     INFO,
     "An execution environment pbtxt-lint did not read whole (too large, or linked elsewhere).",
+    scope=Scope.FILES,
 )
 def python_env_not_inspected(context: ModelContext) -> Iterator[Finding]:
     """Listing an archive inflates it whole (a gzip stream has no index), so listing

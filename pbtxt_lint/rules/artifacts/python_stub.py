@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.rules.base import Finding, rule
 
@@ -39,6 +39,7 @@ from pbtxt_lint.rules.artifacts.python_runtime import (
     "A triton_python_backend_stub in the model folder that is no x86-64 or AArch64 executable.",
     triton="<stub>: cannot execute binary file (the load then never completes)",
     stage=LOAD,
+    scope=Scope.FILES,
 )
 def python_stub_unusable(context: ModelContext) -> Iterator[Finding]:
     """The backend runs `<model>/triton_python_backend_stub` instead of its own when the
@@ -98,6 +99,7 @@ def python_stub_unusable(context: ModelContext) -> Iterator[Finding]:
     triton="triton_python_backend_stub: error while loading shared libraries: "
     "libpython3.X.so.1.0: cannot open shared object file: No such file or directory",
     stage=LOAD,
+    scope=Scope.FILES,
 )
 def python_stub_libpython_missing(context: ModelContext) -> Iterator[Finding]:
     """The stub's ELF dynamic section names the `libpython3.X.so.1.0` the loader must

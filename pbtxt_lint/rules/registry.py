@@ -1,0 +1,68 @@
+"""The rule registry: every family, listed explicitly, one place to look.
+
+`index.py` (generated from this registry by scripts/gen_docs.py) lists the same rules
+as data, so that a run imports only the families it calls.
+
+A family is a module (`syntax`, `meta`) or a package whose `__init__` lists its topic
+modules in `MODULES`; each topic module defines its rules at module level with
+`@rule(...)`. `ALL_RULES` collects them in code order. Adding a rule touches its topic
+module only; adding a topic module adds it to its family's `MODULES`.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from pbtxt_lint.rules import (
+    artifacts,
+    batching,
+    ensembles,
+    features,
+    instances,
+    layout,
+    meta,
+    syntax,
+    tensors,
+)
+from pbtxt_lint.rules.base import Rule
+
+FAMILIES: dict[str, str] = {
+    "PL0": "Syntax, text and suppressions",
+    "PL1": "Repository layout, names, versions and backends",
+    "PL2": "Inputs and outputs",
+    "PL3": "Batching and scheduling",
+    "PL4": "Instance groups and devices",
+    "PL5": "Ensembles",
+    "PL6": "Model artifacts",
+    "PL7": "Other features: warmup, metrics, caching, parameters",
+}
+"""Code prefix -> family title, for listings and docs."""
+
+MODULES: tuple[ModuleType, ...] = (
+    syntax,
+    meta,
+    *layout.MODULES,
+    *tensors.MODULES,
+    *batching.MODULES,
+    *instances.MODULES,
+    *ensembles.MODULES,
+    *artifacts.MODULES,
+    *features.MODULES,
+)
+"""Every module that defines rules."""
+
+
+def _collect() -> tuple[Rule, ...]:
+    rules = [
+        value for module in MODULES for value in vars(module).values() if isinstance(value, Rule)
+    ]
+    codes = [r.code for r in rules]
+    duplicates = {c for c in codes if codes.count(c) > 1}
+    if duplicates:
+        raise RuntimeError(f"rule codes defined twice: {sorted(duplicates)}")
+    return tuple(sorted(rules, key=lambda r: r.code))
+
+
+ALL_RULES: tuple[Rule, ...] = _collect()
+RULES_BY_CODE: dict[str, Rule] = {r.code: r for r in ALL_RULES}
+RULES_BY_NAME: dict[str, Rule] = {r.name: r for r in ALL_RULES}
