@@ -45,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 sys.path.insert(0, str(ROOT))
-from pbtxt_lint.linter import PARALLEL_MIN_MODELS  # noqa: E402  (after sys.path)
+from pbtxt_lint.engine import PARALLEL_MIN_MODELS  # noqa: E402  (after sys.path)
 
 MiB = 1 << 20
 
@@ -133,11 +133,19 @@ class Measured:
     peak_mib: float
 
 
-def measure(command: Sequence[str], runs: int, env: dict[str, str] | None = None) -> Measured:
+def measure(
+    command: Sequence[str],
+    runs: int,
+    env: dict[str, str] | None = None,
+    before: Callable[[], None] | None = None,
+) -> Measured:
     """Median wall seconds and largest peak RSS over `runs` fresh runs of `command`,
-    after one run that is not counted (it brings files into the page cache)."""
+    after one run that is not counted (it brings files into the page cache, and fills
+    the result cache of a warm case); `before` runs, untimed, before each run."""
     walls, cpus, peaks = [], [], []
     for attempt in range(runs + 1):
+        if before is not None and attempt:
+            before()
         done = subprocess.run(
             [sys.executable, "-S", "-c", _WRAPPER, *command],
             capture_output=True,
@@ -254,8 +262,21 @@ class Row:
     other: tuple[str, Measured] | None = None
 
 
+def edits(config: Path) -> Callable[[], None]:
+    """Change one config between runs (a comment toggled): what a pre-commit run sees."""
+    original = config.read_text()
+    state = {"edited": False}
+
+    def edit() -> None:
+        state["edited"] = not state["edited"]
+        config.write_text(original + ("# edited\n" if state["edited"] else ""))
+
+    return edit
+
+
 def run_cases(scratch: Path, sizes: list[int], runs: int, triton: Triton) -> list[Row]:
-    lint = [*lint_command(), "check", "--disable-auto-complete-config"]
+    base = [*lint_command(), "check", "--disable-auto-complete-config"]
+    lint = [*base, "--no-cache"]
     rows: list[Row] = []
 
     def add(
@@ -264,8 +285,9 @@ def run_cases(scratch: Path, sizes: list[int], runs: int, triton: Triton) -> lis
         repository: Path | None,  # None: nothing tritonserver could do alike
         repeat: int,
         other: tuple[str, Callable[[], Measured]] | None = None,
+        before: Callable[[], None] | None = None,
     ) -> None:
-        measured = measure(command, repeat)
+        measured = measure(command, repeat, before=before)
         other_result = (other[0], other[1]()) if other else None
         compared = triton.measure(repository, repeat) if repository else None
         row = Row(case, measured, compared, other_result)
@@ -288,8 +310,17 @@ def run_cases(scratch: Path, sizes: list[int], runs: int, triton: Triton) -> lis
             repeat,
             ("text_format.Parse alone", partial(measure, parse_only, repeat)),
         )
+        cached = [*base, "--cache-dir", str(scratch / f"cache{size}"), "--config-only"]
+        add(f"{size:,} models, warm", [*cached, str(repository)], repository, max(repeat, 2))
+        config = repository / "model_00042" / "config.pbtxt"
+        add(
+            f"{size:,} models, 1 edited",
+            [*cached, str(repository)],
+            repository,
+            max(repeat, 2),
+            before=edits(config),
+        )
         if size == max(sizes):  # what a pre-commit hook does in a big repository
-            config = repository / "model_00042" / "config.pbtxt"
             add(f"1 config of {size:,}", [*lint, "--config-only", str(config)], None, runs)
         repository = onnx_repository(scratch / f"onnx{size}", size, tiny_onnx)
         add(f"{size:,} models + ONNX", [*lint, str(repository)], repository, repeat)
@@ -369,7 +400,10 @@ def write_results(path: Path, rows: list[Row], argv: list[str], load: tuple[floa
         "tritonserver 2.51 validates the same repository with an empty backend folder: it "
         "parses and checks every config, then fails to find the backends and exits. "
         "pbtxt-lint runs with `--disable-auto-complete-config`, and `--config-only` where "
-        "the models have no files to read; it uses both cores from "
+        "the models have no files to read, without its result cache (`--no-cache`) except "
+        "in the warm rows: `warm` repeats a run over an unchanged repository, `1 edited` "
+        "changes one config before each run (what a pre-commit hook or CI sees); it uses "
+        "both cores from "
         f"{PARALLEL_MIN_MODELS} models up. Ratio: pbtxt-lint time / tritonserver time. "
         "`text_format.Parse alone`: one Python process that imports protobuf and parses "
         "every config with protobuf's own text_format, checking nothing, the floor of "

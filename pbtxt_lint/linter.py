@@ -1,44 +1,29 @@
-"""The engine: discover -> parse -> complete -> rules -> suppress -> diagnostics.
+"""The Python API: discover -> the result cache -> the engine for the rest -> one result.
 
-A pure function of paths and settings; the CLI only formats what comes out. The same
-engine is the Python API (`pbtxt_lint.lint(...)`).
-
-Models are checked one by one and independently (a rule may read other models of the
-repository, never earlier results), so a large repository is split over worker
-processes: forked, so they start with everything imported and the repository already
-listed; each lints every n-th model and sends back its diagnostics, which are merged
-in model order. The output is the same whatever the split.
+A pure function of paths and settings; the CLI only formats what comes out. With a
+cache folder, each model whose key (its files, the settings, pbtxt-lint's code, and
+for an ensemble the models it reads) is unchanged since a stored run is reported from
+the cache (`pbtxt_lint.cache`); only the others go through the engine
+(`pbtxt_lint.engine`), which is not even imported when nothing changed. The result
+is the same either way.
 """
 
 from __future__ import annotations
 
-import gc
+import hashlib
 import os
-import pickle
-import signal
-import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, ModelError, Scope, Workspace
-from pbtxt_lint.config import known_rules
-from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
-from pbtxt_lint.repository.layout import (
-    ModelFolder,
-    Overlay,
-    PathProblem,
-    Repository,
-    Target,
-    discover,
-)
-from pbtxt_lint.rules.base import Finding, PlannedRule, Rule, Stage
-from pbtxt_lint.rules.meta import unused_suppression
+from pbtxt_lint.cache import Outcome, ResultCache, code_identity, folder_key, settings_key
+from pbtxt_lint.diagnostics import Diagnostic, Severity
+from pbtxt_lint.repository.layout import Overlay, PathProblem, Repository, Target, discover
 from pbtxt_lint.settings import Settings
 
 if TYPE_CHECKING:
-    from pbtxt_lint.suppressions import Suppressions
+    from pbtxt_lint.rules.base import PlannedRule
 
 
 @dataclass
@@ -59,6 +44,7 @@ class LintResult:
     internal_errors: list[InternalError] = field(default_factory=list)
     suppressed: int = 0  # silenced by `# pbtxt-lint: disable` comments
     baselined: int = 0  # left out because the baseline records them
+    cached: int = 0  # models reported from the result cache
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity is severity)
@@ -73,11 +59,7 @@ class LintResult:
         self.internal_errors.extend(other.internal_errors)
         self.suppressed += other.suppressed
         self.baselined += other.baselined
-
-
-PARALLEL_MIN_MODELS = 40
-"""Below this many models, forking workers costs more than it saves (lint() on 2 cores:
-one process and two take the same time at 25 models; at 50, two take 45 ms, one 62)."""
+        self.cached += other.cached
 
 
 def lint(
@@ -87,352 +69,141 @@ def lint(
     *,
     jobs: int | None = None,
     overlay: Overlay | None = None,
+    cache_dir: Path | None = None,
 ) -> LintResult:
     """Check the repositories, models or config files at `paths`.
 
     `jobs`: worker processes (None: one per available CPU core when the run is large
     enough to gain from it; 1: in this process). `overlay`: config text by absolute
     path, checked instead of those files' bytes (an editor's unsaved buffers).
+    `cache_dir`: where results of earlier runs are kept (None: no cache); unused with
+    an overlay or an explicit rule list.
     """
-    if rules is None:
-        rules = known_rules()
     targets, path_problems = discover(paths, settings.model_config_name, overlay)
     result = LintResult(path_problems=path_problems)
-    plan = _Plan(targets, settings, [r for r in rules if settings.wants(r.code)], rules)
-    workers = _workers(len(plan.work), jobs)
-    # Parsing allocates many small objects and frees few: collecting cycles after every
-    # 700 allocations (the default) costs a tenth of the run for nothing.
-    threshold = gc.get_threshold()
-    gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
-    try:
-        if workers > 1:
-            outcomes = _lint_in_workers(plan, workers)
-        else:
-            outcomes = [plan.lint_model(index) for index in range(len(plan.work))]
-    finally:
-        gc.set_threshold(*threshold)
-    for outcome in outcomes:
+    work = [(target, name) for target in targets for name in target.selected]
+    caches: list[_Keys] = []
+    outcomes: dict[int, Outcome] = {}
+    if cache_dir is not None and overlay is None and rules is None:
+        setting, code = settings_key(settings), code_identity()
+        keys = {
+            id(t.repository): _Keys(ResultCache(cache_dir, t.repository.root, setting, code), t)
+            for t in targets
+        }
+        caches = list(keys.values())
+        for index, (target, name) in enumerate(work):
+            cached = keys[id(target.repository)].lookup(name)
+            if cached is not None:
+                outcomes[index] = cached
+        result.cached = len(outcomes)
+    todo = [index for index in range(len(work)) if index not in outcomes]
+    if todo:
+        from pbtxt_lint.config import known_rules  # deferred: a fully cached run needs no rule
+        from pbtxt_lint.engine import lint_models
+
+        linted = lint_models(targets, settings, rules or known_rules(), todo, jobs)
+        outcomes.update(linted)
+        if caches:
+            for index, outcome in linted.items():  # first what each linted model reads
+                target, name = work[index]
+                keys[id(target.repository)].remember(name, outcome.steps)
+            for index, outcome in linted.items():
+                target, name = work[index]
+                keys[id(target.repository)].store(name, outcome)
+    for keyed in caches:
+        keyed.save()
+    for index in range(len(work)):
+        outcome = outcomes[index]
         result.models += 1
         result.files += outcome.files
         result.diagnostics.extend(outcome.diagnostics)
-        result.internal_errors.extend(outcome.internal_errors)
+        result.internal_errors.extend(InternalError(*e) for e in outcome.internal_errors)
         result.suppressed += outcome.suppressed
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 
 
-@dataclass
-class _Outcome:
-    """What one model contributes to the result (sent back by a worker)."""
+class _Keys:
+    """The cache keys of one repository's models, computed once per run.
 
-    diagnostics: list[Diagnostic]
-    files: int
-    internal_errors: list[InternalError]
-    suppressed: int
-
-
-@dataclass(frozen=True)
-class _Runnable:
-    rules: list[Rule]
-    codes: frozenset[str]
-
-
-class _Plan:
-    """The models to check, in output order, and the rules each kind of model runs."""
-
-    def __init__(
-        self,
-        targets: list[Target],
-        settings: Settings,
-        active: list[PlannedRule],
-        all_rules: Sequence[PlannedRule],
-    ) -> None:
-        self.settings = settings
-        self.work: list[tuple[Repository, ModelFolder]] = [
-            (target.repository, target.repository.models[name])
-            for target in targets
-            for name in target.selected
-        ]
-        self.workspaces = {
-            id(target.repository): Workspace(target.repository, settings, self.first_error)
-            for target in targets
-        }
-        self.codes = {r.code: r.name for r in all_rules}
-        self.by_name = {name: code for code, name in self.codes.items()}
-        self.active = active
-        self._runnable: dict[tuple[bool, bool, frozenset[Scope]], _Runnable] = {}
-
-    def runnable(self, context: ModelContext) -> _Runnable:
-        """The active rules for a model like this one (stray folder?, config parsed?,
-        scopes), in their declared order; computed once per kind of model."""
-        stray, parsed, scopes = context.model.is_stray, context.config is not None, context.scopes
-        key = (stray, parsed, scopes)
-        if key not in self._runnable:
-            rules = [
-                r.load()
-                for r in self.active
-                if r.stray == stray and (parsed or not r.needs_config) and r.scope in scopes
-            ]
-            self._runnable[key] = _Runnable(rules, frozenset(r.code for r in rules))
-        return self._runnable[key]
-
-    def first_error(self, context: ModelContext) -> ModelError | None:
-        """The first error any rule finds on a model, whatever the selection (an ensemble
-        fails with its composing model whether or not its rule is selected), poll-stage
-        errors first."""
-        found: ModelError | None = None
-        for planned in known_rules():
-            if planned.severity is not Severity.ERROR or planned.stray != context.model.is_stray:
-                continue
-            if planned.needs_config and context.config is None:
-                continue
-            candidate = planned.load()
-            try:
-                findings = list(candidate.check(context))
-            except Exception:  # a crashing rule is reported on that model itself
-                continue
-            first = next(
-                (f for f in findings if (f.severity or Severity.ERROR) is Severity.ERROR), None
-            )
-            if first is None:
-                continue
-            at_poll = candidate.stage in (Stage.PARSE, Stage.POLL)
-            error = ModelError(candidate.code, candidate.name, first.message, at_poll)
-            if at_poll:
-                return error
-            found = found or error
-        return found
-
-    def lint_model(self, index: int) -> _Outcome:
-        repository, folder = self.work[index]
-        context = self.workspaces[id(repository)].context(folder)
-        internal_errors: list[InternalError] = []
-        runnable = self.runnable(context)
-        found: list[Diagnostic] = []
-        for rule in runnable.rules:
-            try:  # a bug in a rule must not hide the others
-                findings = list(rule.check(context))
-            except Exception as error:
-                internal_errors.append(InternalError(rule.code, folder.name, repr(error)))
-                continue
-            if findings:
-                found.extend(_to_diagnostic(rule, context, f) for f in findings)
-        kept, suppressed = _finish(context, found, runnable.codes, self)
-        trailer = _unreported(context)
-        if trailer is not None:
-            kept.append(trailer)
-        files = 1 if context.config_file is not None else 0
-        return _Outcome(kept, files, internal_errors, suppressed)
-
-
-def _workers(models: int, jobs: int | None) -> int:
-    """How many processes to use: forking is Linux-only here, and pays for big runs."""
-    if jobs is not None:
-        wanted = jobs
-    elif models < PARALLEL_MIN_MODELS:
-        return 1
-    else:
-        wanted = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    if not sys.platform.startswith("linux"):
-        return 1
-    return max(1, min(wanted, models))
-
-
-def _lint_in_workers(plan: _Plan, workers: int) -> list[_Outcome]:
-    """Lint `plan` in this process and `workers - 1` forked ones, merged in model order.
-
-    Model i goes to process i % workers: neighbouring models tend to cost alike, so the
-    shares balance without a queue. A fork plus a pipe per worker costs a few
-    milliseconds, a process pool (its imports and manager thread) ten times that, which
-    is most of what a 1,000-model run gains from a second core. A worker that fails or
-    dies (killed for memory, say) sends no complete reply; its models are then linted
-    here, so the run still ends with every model (and a bug surfaces as in one process).
+    A model's own key covers its folder; an ensemble's adds the own keys of every
+    model it reads (its steps, theirs...) and the names of all models, which its
+    checks read (missing models, did-you-mean). To know which models an ensemble
+    reads without parsing, the stored entry of each one says whether it is an
+    ensemble and what its steps name; a stored entry that no longer matches its model
+    makes every ensemble reading it a miss.
     """
-    total = len(plan.work)
-    shares = [range(start, total, workers) for start in range(workers)]
-    children: list[tuple[int, int, range]] = []
-    sys.stdout.flush()
-    sys.stderr.flush()
-    gc.freeze()  # the workers' collector then leaves the inherited objects (and pages) alone
-    try:
-        here = [shares[0]]
-        for share in shares[1:]:
-            try:
-                read_end, write_end = os.pipe()
-            except OSError:  # out of file descriptors: this process takes the share
-                here.append(share)
+
+    def __init__(self, cache: ResultCache, target: Target) -> None:
+        self.cache = cache
+        self.repository: Repository = target.repository
+        self._root = str(target.repository.root)
+        # Config files named on the command line (a JSON config may sit anywhere).
+        self._explicit = "".join(
+            f"{path}:{folder_key(str(path.parent), self._root)};"
+            for path in sorted(target.explicit_files)
+        )
+        self._own: dict[str, str | None] = {}
+        self._steps_now: dict[str, tuple[str, ...]] = {}
+
+    def own(self, name: str) -> str | None:
+        if name not in self._own:
+            if name not in self.repository.models:
+                self._own[name] = "absent"
+            else:
+                key = folder_key(os.path.join(self._root, name), self._root)
+                self._own[name] = key and self._explicit + key
+        return self._own[name]
+
+    def _stored_steps(self, name: str) -> tuple[str, ...] | None:
+        """The steps its valid stored entry records (empty for a model that is not an
+        ensemble); None when there is no valid entry."""
+        if name in self._steps_now:
+            return self._steps_now[name]
+        entry = self.cache.entry(name)
+        own = self.own(name)
+        if own is None or entry is None or entry.get("own") != own:
+            return None
+        steps = entry.get("outcome", {}).get("steps", [])
+        return tuple(str(s) for s in steps) if isinstance(steps, list) else None
+
+    def _key(self, name: str, steps: tuple[str, ...] | None) -> str | None:
+        own = self.own(name)
+        if own is None or steps is None:
+            return None
+        if not steps:
+            return own
+        digest = hashlib.blake2b(own.encode(), digest_size=16)
+        digest.update("\0".join(sorted(self.repository.models)).encode())
+        seen = {name}
+        pending = list(steps)
+        while pending:
+            step = pending.pop()
+            if step in seen:
                 continue
-            try:
-                pid = os.fork()
-            except OSError:  # out of processes or memory
-                os.close(read_end)
-                os.close(write_end)
-                here.append(share)
-                continue
-            if pid == 0:
-                os.close(read_end)
-                _worker(plan, share, write_end)
-            os.close(write_end)
-            children.append((pid, read_end, share))
-        outcomes: list[_Outcome | None] = [None] * total
-        for index in (index for share in here for index in share):
-            outcomes[index] = plan.lint_model(index)
-        while children:
-            pid, read_end, share = children.pop(0)
-            reply = _collect(pid, read_end, len(share))
-            for position, index in enumerate(share):
-                outcomes[index] = reply[position] if reply else plan.lint_model(index)
-    finally:
-        for pid, read_end, _ in children:  # only after an error or an interrupt here
-            os.close(read_end)
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        gc.unfreeze()
-    return [outcome for outcome in outcomes if outcome is not None]
+            seen.add(step)
+            inner = self._stored_steps(step) if step in self.repository.models else ()
+            step_own = self.own(step) if step in self.repository.models else "absent"
+            if inner is None or step_own is None:
+                return None
+            digest.update(f"{step}:{step_own};".encode())
+            pending.extend(inner)
+        return digest.hexdigest()
 
+    def lookup(self, name: str) -> Outcome | None:
+        key = self._key(name, self._stored_steps(name))
+        return self.cache.outcome(name, key) if key is not None else None
 
-def _worker(plan: _Plan, share: range, write_end: int) -> NoReturn:
-    """In a forked worker: lint `share`, send the outcomes, exit without cleanup (the
-    parent's buffers and exit handlers are the parent's)."""
-    status = 1
-    try:
-        payload = pickle.dumps([plan.lint_model(index) for index in share], pickle.HIGHEST_PROTOCOL)
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(payload)
-        status = 0
-    finally:
-        os._exit(status)
+    def remember(self, name: str, steps: tuple[str, ...]) -> None:
+        """The steps of a model linted in this run (before any of them is stored)."""
+        self._steps_now[name] = steps
 
+    def store(self, name: str, outcome: Outcome) -> None:
+        key = self._key(name, outcome.steps)
+        own = self.own(name)
+        if key is not None and own is not None:
+            self.cache.store(name, key, own, outcome)
 
-def _collect(pid: int, read_end: int, expected: int) -> list[_Outcome] | None:
-    """A worker's outcomes, or None if it failed or died before sending them all."""
-    chunks = []
-    with os.fdopen(read_end, "rb") as pipe:
-        while chunk := pipe.read(1 << 20):
-            chunks.append(chunk)
-    _, status = os.waitpid(pid, 0)
-    if status != 0:
-        return None
-    try:
-        reply = pickle.loads(b"".join(chunks))  # our own worker's bytes, never user data
-    except (pickle.UnpicklingError, EOFError, ValueError):
-        return None
-    return reply if isinstance(reply, list) and len(reply) == expected else None
-
-
-def _finish(
-    context: ModelContext,
-    found: list[Diagnostic],
-    ran: frozenset[str],
-    plan: _Plan,
-) -> tuple[list[Diagnostic], int]:
-    """Per-path ignores, inline suppressions (and their PL015), severity overrides;
-    returns the diagnostics kept and how many suppressions silenced."""
-    settings = context.settings
-    kept = [d for d in found if not settings.ignored_at(d.code, d.path)]
-    suppressed = 0
-    suppressions = _suppressions(context, plan)
-    if suppressions is not None:
-        folder = context.model.path
-        remaining = [d for d in kept if not suppressions.silences(d, folder)]
-        suppressed = len(kept) - len(remaining)
-        kept = remaining
-        path = suppressions.path
-        if settings.wants(unused_suppression.code) and not settings.ignored_at(
-            unused_suppression.code, path
-        ):
-
-            def could_report(code: str) -> bool:
-                return code in ran and not settings.ignored_at(code, path)
-
-            for problem in suppressions.unused(could_report):
-                finding = Finding(problem.message, hint=problem.hint, fix=problem.fix)
-                diagnostic = replace(
-                    _to_diagnostic(unused_suppression, context, finding),
-                    path=path,
-                    span=problem.span,
-                )
-                if not suppressions.silences(diagnostic, folder):
-                    kept.append(diagnostic)
-    kept = [replace(d, severity=settings.severity_for(d.code, d.severity)) for d in kept]
-    return kept, suppressed
-
-
-def _unreported(context: ModelContext) -> Diagnostic | None:
-    """The note that closes the list of a file Triton refuses when its problems were
-    capped (`textproto.parse.MAX_REPORTED`): how many more there are. It sorts last in
-    its file, after every finding shown."""
-    parsed, config_file, settings = context.parsed, context.config_file, context.settings
-    if parsed is None or config_file is None or not parsed.unreported:
-        return None
-    code = "PL001"  # syntax-error: the file is not valid protobuf text format
-    if not settings.wants(code) or settings.ignored_at(code, config_file.path):
-        return None
-    from pbtxt_lint.textproto.parse import MAX_REPORTED
-
-    count = parsed.unreported
-    more = f"{count:,} more problem{'s' if count != 1 else ''}"
-    return Diagnostic(
-        code=code,
-        severity=settings.severity_for(code, Severity.ERROR),
-        message=f"{more} in this file not shown: pbtxt-lint reports the first "
-        f"{MAX_REPORTED} of a file Triton cannot read (Triton itself stops at the first)",
-        path=config_file.path,
-        model=context.model.name,
-        hint="fix the first ones and check again; a file this broken may not be a model "
-        "configuration at all",
-        stage="parse",
-        trailer=True,
-    )
-
-
-def _suppressions(context: ModelContext, plan: _Plan) -> Suppressions | None:
-    """The directives of the model's config file, if it has text."""
-    config_file = context.config_file
-    parsed = context.parsed
-    if config_file is None or parsed is None:
-        return None
-    if not any("pbtxt-lint" in comment.text for comment in parsed.document.comments):
-        return None  # no directive can be there: skip reading the file for them
-    codes, by_name = plan.codes, plan.by_name
-
-    def resolve(word: str) -> str | None:
-        return word.upper() if word.upper() in codes else by_name.get(word)
-
-    from pbtxt_lint.suppressions import parse  # only files that mention pbtxt-lint
-
-    return parse(config_file.path, parsed.text, parsed.document, resolve)
-
-
-def _to_diagnostic(rule: Rule, context: ModelContext, finding: Finding) -> Diagnostic:
-    path, span = _locate(context, finding)
-    return Diagnostic(
-        code=rule.code,
-        severity=finding.severity or rule.severity,
-        message=finding.message,
-        path=path,
-        span=span,
-        model=context.model.name,
-        hint=finding.hint,
-        fix=finding.fix,
-        stage=(finding.stage or rule.stage).value,
-    )
-
-
-def _locate(context: ModelContext, finding: Finding) -> tuple[Path, Span | None]:
-    if finding.file is not None:
-        return finding.file, finding.span
-    config_file = context.config_file
-    if config_file is None:
-        return context.model.path, None
-    if finding.span is not None:
-        return config_file.path, finding.span
-    parsed = config_file.parsed
-    if parsed is None:
-        return config_file.path, None
-    if finding.at is not None:
-        span = parsed.source_map.span(finding.at)
-        if span is not None:
-            return config_file.path, span
-    first = parsed.document.fields[0].name_span if parsed.document.fields else None
-    return config_file.path, first or Span.point(1, 1)
+    def save(self) -> None:
+        self.cache.forget_missing(self.repository.models)
+        self.cache.save()

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from fixture_cases import all_cases
 
-from pbtxt_lint import linter
-from pbtxt_lint.linter import PARALLEL_MIN_MODELS, LintResult, _workers, lint
+from pbtxt_lint import engine
+from pbtxt_lint.engine import PARALLEL_MIN_MODELS, _workers
+from pbtxt_lint.linter import LintResult, lint
 from pbtxt_lint.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,7 +96,7 @@ def test_a_failed_worker_is_replaced_by_the_parent(
 
     settings = Settings(auto_complete=False)
     alone = lint([repository], settings, jobs=1)
-    monkeypatch.setattr(linter, "_worker", broken_worker)
+    monkeypatch.setattr(engine, "_worker", broken_worker)
     split = lint([repository], settings, jobs=3)
     assert alone.models == 12 and alone.diagnostics
     assert summary(split) == summary(alone)

@@ -16,6 +16,9 @@ import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 
+DEFAULT_CACHE_DIRECTORY = ".pbtxt_lint_cache"
+"""The cache folder of a run without --cache-dir, in the working folder (as ruff's)."""
+
 FORMATS = ("text", "json", "sarif", "github", "gitlab")
 
 if TYPE_CHECKING:
@@ -120,6 +123,18 @@ def _usage_error(message: str) -> NoReturn:
 @click.option("--fix", is_flag=True, help="Apply safe fixes, then report what remains.")
 @click.option("--diff", is_flag=True, help="Show the fixes as a diff; write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also unsafe fixes.")
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Lint every model again instead of reusing unchanged results (PBTXT_LINT_NO_CACHE=1).",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help=f"Where results are kept between runs [default: {DEFAULT_CACHE_DIRECTORY}, or "
+    "PBTXT_LINT_CACHE_DIR].",
+)
 @click.option("--color/--no-color", default=None, help="Force colour on or off.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 def check(
@@ -142,6 +157,8 @@ def check(
     fix: bool,
     diff: bool,
     unsafe_fixes: bool,
+    no_cache: bool,
+    cache_dir: Path | None,
     color: bool | None,
     debug: bool,
 ) -> None:
@@ -172,7 +189,8 @@ def check(
         _show_settings(groups)
         sys.exit(EXIT_OK)
     baseline = _load_baseline(baseline_file) if baseline_file is not None else None
-    result = _run(groups, baseline if write_baseline is None else None, debug)
+    cache = _cache_directory(no_cache, cache_dir)
+    result = _run(groups, baseline if write_baseline is None else None, debug, cache)
     _report_problems(result)
     failed = bool(result.path_problems or result.internal_errors)
     if write_baseline is not None:
@@ -182,7 +200,7 @@ def check(
         fixable = _show_diff(result, unsafe_fixes, debug)
         sys.exit(EXIT_USAGE if failed else EXIT_ERRORS if fixable else EXIT_OK)
     if fix:
-        result = _fix(groups, baseline, result, unsafe_fixes, debug)
+        result = _fix(groups, baseline, result, unsafe_fixes, debug, cache)
     chosen = output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     _emit(result, chosen, output_file, color)
     if failed:
@@ -204,14 +222,26 @@ def _report_problems(result: LintResult) -> None:
         )
 
 
-def _run(groups: Sequence[Resolved], baseline: Baseline | None, debug: bool) -> LintResult:
+def _cache_directory(no_cache: bool, cache_dir: Path | None) -> Path | None:
+    """Where results are kept between runs: --cache-dir, else none with --no-cache or
+    PBTXT_LINT_NO_CACHE, else PBTXT_LINT_CACHE_DIR or `.pbtxt_lint_cache` here."""
+    if cache_dir is not None:
+        return cache_dir
+    if no_cache or os.environ.get("PBTXT_LINT_NO_CACHE", "") not in ("", "0"):
+        return None
+    return Path(os.environ.get("PBTXT_LINT_CACHE_DIR") or DEFAULT_CACHE_DIRECTORY)
+
+
+def _run(
+    groups: Sequence[Resolved], baseline: Baseline | None, debug: bool, cache: Path | None
+) -> LintResult:
     """Lint every group of paths under its own settings; one merged result."""
     from pbtxt_lint.linter import LintResult, lint
 
     result = LintResult()
     try:
         for group in groups:
-            result.merge(lint(group.paths, group.settings))
+            result.merge(lint(group.paths, group.settings, cache_dir=cache))
     except Exception as error:  # never a traceback for the user unless asked
         _internal_error(error, debug)
     if baseline is not None:
@@ -270,12 +300,13 @@ def _fix(
     result: LintResult,
     unsafe: bool,
     debug: bool,
+    cache: Path | None,
 ) -> LintResult:
     """`--fix`: write the fixes, then check again and return what remains."""
     written = [o for o in _outcomes(result, unsafe, True, debug) if o.written]
     fixed = sum(o.applied for o in written)
     click.echo(f"Fixed {fixed} problem(s) in {len(written)} file(s).", err=True)
-    return _run(groups, baseline, debug) if written else result
+    return _run(groups, baseline, debug, cache) if written else result
 
 
 def _emit(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -94,3 +95,11 @@ def read_text_file(
 def describe_os_error(error: OSError, path: Path) -> str:
     reason = error.strerror or type(error).__name__
     return f"cannot read {path.name}: {reason}"
+
+
+@dataclass(frozen=True)
+class FolderEntry:
+    """A name in a model's sub-folder, as Triton's backend inference sees it."""
+
+    name: str
+    is_dir: bool

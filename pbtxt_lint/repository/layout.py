@@ -17,10 +17,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pbtxt_lint.repository.fs import Entry, FsError, list_dir, read_text_file
-from pbtxt_lint.textproto.parse import ParsedConfig, parse_config
-from pbtxt_lint.triton.autofill import FolderEntry
+from pbtxt_lint.repository.fs import Entry, FolderEntry, FsError, list_dir, read_text_file
+
+if TYPE_CHECKING:
+    from pbtxt_lint.textproto.parse import ParsedConfig
 
 CONFIG_NAME = "config.pbtxt"
 CONFIGS_FOLDER = "configs"
@@ -389,4 +391,7 @@ def _parse(path: Path, data: bytes) -> ParsedConfig:
         from pbtxt_lint.jsonconfig import parse_json_config  # deferred: jsonschema loads with it
 
         return parse_json_config(data)
+    # Deferred for start-up time: a run answered from the result cache parses nothing.
+    from pbtxt_lint.textproto.parse import parse_config
+
     return parse_config(data)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pbtxt_lint.repository.fs import FolderEntry
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.targets import Release, fills_python_runtime_filename, newer_name
 from pbtxt_lint.triton.backends import PLATFORMS
@@ -28,12 +29,6 @@ def is_ensemble(config: ModelConfig) -> bool:
     """Triton treats a model as an ensemble by its platform or its ensemble_scheduling
     (and skips instance groups, warmup and batching checks for it)."""
     return config.platform == ENSEMBLE_PLATFORM or config.HasField("ensemble_scheduling")
-
-
-@dataclass(frozen=True)
-class FolderEntry:
-    name: str
-    is_dir: bool
 
 
 @dataclass(frozen=True)
