@@ -81,6 +81,18 @@ def _dims(values: Iterable[int]) -> str:
     return f"[ {items} ]" if items else "[ ]"
 
 
+def _inferred(spec: TensorSpec, *dims: int) -> str:
+    """`; ONNX Runtime infers dim 0 of 'logits' as 1 (node ... fixes it; the file declares
+    [batch, 10])` when ONNX Runtime's size for those dims (all when none given) is not the
+    declared one, else ""."""
+    if spec.inferred is None:
+        return ""
+    from pbtxt_lint.artifacts.onnx_signature import inference_note
+
+    note = inference_note(spec, dims or None)
+    return f"; {note}" if note else ""
+
+
 def _type_name(value: int) -> str:
     return str(DataType.Name(value)) if value in DataType.values() else str(value)
 
@@ -125,6 +137,8 @@ def _views(context: ModelContext) -> list[_View]:
 
 
 def _find_views(context: ModelContext) -> list[_View]:
+    from pbtxt_lint.artifacts.onnx_signature import as_served
+
     views = []
     for artifact in _readable(context):
         signature = artifact.signature
@@ -133,6 +147,8 @@ def _find_views(context: ModelContext) -> list[_View]:
         completed = complete_config(context, artifact.version)
         if completed.config is None or completed.error is not None:
             continue
+        # The session ONNX Runtime reports shapes from runs the config's graph optimizations.
+        signature = as_served(signature, completed.config.optimization.graph.level)
         views.append(_View(artifact, signature, completed, completed.config))
     return views
 
@@ -632,7 +648,8 @@ def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
         signature, config = completed.signature, completed.config
         if signature is None or config is None:
             return
-        fixed = ", ".join(f'"{s.name}" {_model_dims(s.shape)}' for s in not_batchable(signature))
+        stuck = not_batchable(signature)
+        fixed = ", ".join(f'"{s.name}" {_model_dims(s.shape)}' for s in stuck)
         left = " and ".join(
             kind
             for kind, items in (("inputs", config.input), ("outputs", config.output))
@@ -642,7 +659,7 @@ def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
             f"max_batch_size {config.max_batch_size} needs every input and output of "
             f"{signature.path.name} to start with a dynamic batch dim, but {fixed} do not; "
             f"the config leaves its {left} to ONNX Runtime's auto-complete, which then "
-            "refuses the model",
+            f"refuses the model{''.join(_inferred(s, 0) for s in stuck)}",
             at=("max_batch_size",),
             hint="set max_batch_size: 0 (no batching), or re-export the model with a dynamic "
             "first dim (torch.onnx.export(..., dynamic_axes={name: {0: 'batch'}}))",
@@ -957,14 +974,25 @@ def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
 
     def describe(view: _View, pair: _Pair) -> Finding:
         model = ort_shape(pair.spec)
+        source = pair.spec.inferred.dims[0] if pair.spec.inferred else None
+        fix = (
+            f"change node '{source.node}' so that it keeps the first dim dynamic"
+            if source is not None and source.op
+            else "re-export with a dynamic batch axis (dynamic_axes={"
+            f"'{pair.io.name}': {{0: 'batch'}}}})"
+        )
+        note = _inferred(pair.spec, 0)
+        fixed = (
+            f"{note[2:]}, so the first dim is fixed"
+            if note
+            else f"{view.file} declares {_model_dims(pair.spec.shape)} with a fixed first dim "
+            f"{model[0]}"
+        )
         return Finding(
-            f"{pair.label}: {view.file} declares {_model_dims(pair.spec.shape)} with a fixed "
-            f"first dim {model[0]}, but max_batch_size {view.mbs} makes Triton treat the "
+            f"{pair.label}: {fixed}, but max_batch_size {view.mbs} makes Triton treat the "
             "first dim as the batch dim, which must be dynamic (-1)",
             at=("max_batch_size",),
-            hint="re-export with a dynamic batch axis (dynamic_axes={"
-            f"'{pair.io.name}': {{0: 'batch'}}}}), or set max_batch_size: 0 and "
-            f"dims: {_dims(model)}",
+            hint=f"{fix}, or set max_batch_size: 0 and dims: {_dims(model)}",
         )
 
     yield from _shape_findings(context, _Shape.NOT_BATCHABLE, describe)
@@ -1005,7 +1033,8 @@ def batch_dim_in_dims(context: ModelContext) -> Iterator[Finding]:
         return Finding(
             f"{pair.label}: {view.file} has {len(model)} dims {_model_dims(pair.spec.shape)}; "
             f"with max_batch_size {view.mbs} Triton prepends the batch dim, so {where} should "
-            f"be {_dims(fixed)}, not {_dims(shape)} (the batch dim is written twice)",
+            f"be {_dims(fixed)}, not {_dims(shape)} (the batch dim is written twice)"
+            f"{_inferred(pair.spec)}",
             at=pair.at(*field, 0),
             hint=f"{where}: {_dims(fixed)}, or set max_batch_size: 0 to keep the full shape",
         )
@@ -1027,7 +1056,7 @@ def _mismatch(view: _View, pair: _Pair) -> Finding:
             return Finding(
                 f"{pair.label}: {view.file} has {len(model)} dims {shown} starting with a "
                 f"dynamic batch dim; with max_batch_size 0 {where} is the complete shape, so "
-                f"it should be {_dims(fixed)}, not {_dims(shape)}",
+                f"it should be {_dims(fixed)}, not {_dims(shape)}{_inferred(pair.spec)}",
                 at=pair.at(*field),
                 hint=f"{where}: {_dims(fixed)}, or set max_batch_size > 0 so that Triton "
                 "adds the batch dim",
@@ -1036,7 +1065,7 @@ def _mismatch(view: _View, pair: _Pair) -> Finding:
         batch = f"the batch dim and {where} " if offset else f"{where} "
         return Finding(
             f"{pair.label}: {view.file} has {len(model)} dims {shown} but {batch}"
-            f"{_dims(shape)} make {len(full)}",
+            f"{_dims(shape)} make {len(full)}{_inferred(pair.spec)}",
             at=pair.at(*field),
             hint=f"{where}: {_dims(fixed)}",
         )
@@ -1063,7 +1092,8 @@ def _mismatch(view: _View, pair: _Pair) -> Finding:
             reasons.append(f"{where}[{i}] is {c}, but dim {k} of {view.file} is {m}")
     fixed = _suggested(model, full, exact)[offset:]
     return Finding(
-        f"{pair.label}: {'; '.join(reasons)} (model {shown}, {where} {_dims(shape)})",
+        f"{pair.label}: {'; '.join(reasons)} (model {shown}, {where} {_dims(shape)})"
+        f"{_inferred(pair.spec, *wrong)}",
         at=pair.at(*field, wrong[0] - offset),
         hint=f"{where}: {_dims(fixed)}",
     )
