@@ -74,6 +74,57 @@ def build_model(
     )
 
 
+NodeSpec = tuple[str, str, Sequence[str], Sequence[str], dict[str, object]]
+"""(name, op_type, inputs, outputs, attributes) of one node."""
+
+
+def build_graph_model(
+    inputs: Sequence[IO],
+    outputs: Sequence[IO],
+    nodes: Sequence[NodeSpec],
+    *,
+    constants: dict[str, Sequence[int]] | None = None,
+    weights: dict[str, Sequence[int]] | None = None,
+    value_infos: Sequence[IO] = (),
+    opset: int = DEFAULT_OPSET,
+    initializers_as_inputs: Sequence[str] = (),
+) -> onnx.ModelProto:
+    """A model written node by node, the way an exporter writes it.
+
+    ``constants`` are 1-D INT64 initializers (shapes, axes, repeats) by value, ``weights``
+    zero-filled FLOAT initializers by dims; ``initializers_as_inputs`` names initializers
+    that are also listed as graph inputs (what torch.onnx's ``keep_initializers_as_inputs``
+    writes), which ONNX Runtime treats as overridable inputs, not constants.
+    """
+    initializers = [
+        numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+        for name, values in (constants or {}).items()
+    ]
+    initializers += [weight(name, dims) for name, dims in (weights or {}).items()]
+    graph = helper.make_graph(
+        [
+            helper.make_node(op, list(ins), list(outs), name=name, **attrs)
+            for name, op, ins, outs, attrs in nodes
+        ],
+        "g",
+        [value_info(*io) for io in inputs]
+        + [
+            value_info(t.name, t.data_type, list(t.dims))
+            for t in initializers
+            if t.name in initializers_as_inputs
+        ],
+        [value_info(*io) for io in outputs],
+        initializer=initializers,
+        value_info=[value_info(*io) for io in value_infos],
+    )
+    return helper.make_model(
+        graph,
+        ir_version=DEFAULT_IR,
+        opset_imports=[helper.make_opsetid("", opset)],
+        producer_name="pbtxt-lint-tests",
+    )
+
+
 def write_model(model: onnx.ModelProto, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     onnx.save_model(model, path)
