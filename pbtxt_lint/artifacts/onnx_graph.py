@@ -17,6 +17,7 @@ declared shapes), so a hostile node list costs bounded time and memory.
 from __future__ import annotations
 
 import struct
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -69,15 +70,19 @@ class Attr:
     """The attribute holds a subgraph (not collected)."""
 
 
+_NO_ATTRS: dict[str, Attr] = {}
+
+
 @dataclass(slots=True)
 class Node:
     index: int
     op: str
     domain: str
     name: str
-    inputs: list[str]
-    outputs: list[str]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
     attrs: dict[str, Attr]
+    """Shared empty dict for the many nodes without attributes: do not mutate it."""
 
     @property
     def label(self) -> str:
@@ -148,38 +153,53 @@ def collect(model: _Model, ranges: list[tuple[int, int]]) -> Graph:
 
 def _node(model: _Model, start: int, end: int, index: int, budget: _Budget) -> Node:
     w = model.wire
-    node = Node(index, "", "", "", [], [], {})
+    inputs: list[str] = []
+    outputs: list[str] = []
+    attrs = _NO_ATTRS
+    op = domain = name = ""
+    text = 0
     for number, wire, a, b in w.fields(start, end, "node"):
         if wire != 2:
             continue
+        if number != 5:
+            text += b - a
         if number in (1, 2):
-            text = w.string(a, b, "node input/output name")
-            (node.inputs if number == 1 else node.outputs).append(text)
-            budget.spend(1, len(text))
+            (inputs if number == 1 else outputs).append(w.string(a, b, "node input/output name"))
         elif number == 3:
-            node.name = w.string(a, b, "node name")
-            budget.spend(0, len(node.name))
+            name = w.string(a, b, "node name")
         elif number == 4:
-            node.op = w.string(a, b, "node op_type")
-            budget.spend(0, len(node.op))
+            op = sys.intern(w.string(a, b, "node op_type"))
         elif number == 7:
-            node.domain = w.string(a, b, "node domain")
-            budget.spend(0, len(node.domain))
+            domain = sys.intern(w.string(a, b, "node domain"))
         elif number == 5:
-            name, attr = _attribute(model, a, b, budget)
-            node.attrs[name] = attr  # a repeated name: the last one wins (ONNX Runtime too)
-    return node
+            key, attr = _attribute(model, a, b, budget)
+            if attrs is _NO_ATTRS:
+                attrs = {}
+            attrs[key] = attr  # a repeated name: the last one wins (ONNX Runtime too)
+    budget.spend(len(inputs) + len(outputs), text)
+    return Node(index, op, domain, name, tuple(inputs), tuple(outputs), attrs)
+
+
+WANTED = frozenset(
+    {"axis", "axes", "perm", "keepdims", "noop_with_empty_axes", "to", "transA", "transB",
+     "allowzero", "start", "end", "starts", "ends", "value", "value_int", "value_ints",
+     "value_float", "value_floats"}
+)  # fmt: skip
+"""Attributes the inference reads; any other is recorded by name only."""
 
 
 def _attribute(model: _Model, start: int, end: int, budget: _Budget) -> tuple[str, Attr]:
     w = model.wire
     name = ""
-    attr = Attr()
     for number, wire, a, b in w.fields(start, end, "attribute"):
         if number == 1 and wire == 2:
             name = w.string(a, b, "attribute name")
-            budget.spend(1, len(name))
-        elif number == 2 and wire == 5:
+    budget.spend(1, len(name))
+    attr = Attr()
+    if name not in WANTED:
+        return name, attr
+    for number, wire, a, b in w.fields(start, end, "attribute"):
+        if number == 2 and wire == 5:
             attr.f = _f32(w.buf[a:b])
         elif number == 3 and wire == 0:
             attr.i = _int64(a)

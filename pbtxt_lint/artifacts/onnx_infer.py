@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
+from pbtxt_lint.artifacts import onnx_graph
 from pbtxt_lint.artifacts.onnx_graph import INT32, INT64, Attr, Graph, Node, Tensor
 from pbtxt_lint.artifacts.onnx_signature import DimSource, Inference, InferenceReport
 from pbtxt_lint.artifacts.signature import Dim, TensorSpec
@@ -46,7 +47,7 @@ MIN_OPSET = 11
 MAX_SECONDS = 2.0
 """Wall time of both inference passes together."""
 MAX_RANK = 64
-"""Rank an inferred shape may have; a shape input claiming more is not materialised."""
+"""Rank an inferred shape may have (ONNX Runtime's kernels stop far below)."""
 MAX_FOLDED = 1024
 """Elements of a tensor the folding emulation computes."""
 _INTS = (INT64, INT32)
@@ -145,7 +146,8 @@ def _merged_spec(
         return spec
     shape = info.shape
     declared = spec.shape
-    here = engine.producer.get(spec.name)
+    made_by = engine.producer.get(spec.name)
+    here = _source(made_by) if made_by is not None else None
     if shape is None and declared is None:
         return spec
     if shape is None or declared is None or len(shape) != len(declared):
@@ -230,7 +232,7 @@ class _Engine:
         for name, ty in graph.value_info.items():
             self.declared.setdefault(name, _declared(ty, f"value_info '{name}'"))
         self.order = self._sort()
-        self.producer: dict[str, DimSource] = {}
+        self.producer: dict[str, Node] = {}
         self.tainted: set[str] = set()
         """Values a declaration conflicts with, and every value computed from them."""
         self.foldable = False
@@ -276,9 +278,8 @@ class _Engine:
         for count, node in enumerate(self.order):
             if count % 256 == 0 and time.monotonic() > self.deadline:
                 raise GiveUp(f"inference took over {MAX_SECONDS:g}s")
-            here = DimSource(node.label, node.op)
             ins = [env.get(name) if name else None for name in node.inputs]
-            call = _Call(node, ins, self.opset, here)
+            call = _Call(node, ins, self.opset)
             try:
                 results = self._node(call, fold)
             except _Fail as exc:
@@ -289,10 +290,12 @@ class _Engine:
             for k, name in enumerate(node.outputs):
                 if not name:
                     continue
-                self.producer[name] = here
+                self.producer[name] = node
                 got = results[k] if k < len(results) else _Info(None)
                 if got.shape is not None:
-                    got.shape = tuple(_own(d, here) for d in got.shape)
+                    if len(got.shape) > MAX_RANK:
+                        raise GiveUp(f"node '{node.label}' makes a tensor of rank {len(got.shape)}")
+                    got.shape = tuple(_own(d, node) for d in got.shape)
                 before = existing[name].shape if existing is not None else self.declared.get(name)
                 got.shape, conflict = _merge(got.shape, before)
                 if tainted or conflict:
@@ -310,8 +313,8 @@ class _Engine:
         handler = _HANDLERS.get(node.op)
         shapes = handler(call) if handler is not None else []
         infos = [_Info(s) for s in shapes]
-        if node.op in _FOLD and not fold:
-            self.foldable = self.foldable or _can_fold(call)
+        if node.op in _FOLD and not fold and not self.foldable:
+            self.foldable = _can_fold(call)
         if fold and node.op in _FOLD and _can_fold(call):
             folded = _FOLD[node.op](call)
             if folded is not None:
@@ -330,14 +333,18 @@ def _can_fold(call: _Call) -> bool:
     return bool(present) and all(call.value(i) is not None for i in present)
 
 
-def _own(d: _D, here: DimSource) -> _D:
+def _source(node: Node) -> DimSource:
+    return DimSource(node.label, node.op)
+
+
+def _own(d: _D, node: Node) -> _D:
     """A size with no source yet (from an initializer's dims, or computed) is this node's."""
     if not isinstance(d.v, int):
         return d if d.src is None else _D(d.v, None)
     if d.src is None:
-        return _D(d.v, here)
+        return _D(d.v, _source(node))
     if not d.src.node:
-        return _D(d.v, replace(d.src, node=here.node, op=here.op))
+        return _D(d.v, replace(d.src, node=node.label, op=node.op))
     return d
 
 
@@ -395,17 +402,20 @@ def _tensor_shape(tensor: Tensor) -> Shape:
 class _Call:
     """A node with its inputs' types: what an onnx InferenceContext offers."""
 
-    __slots__ = ("here", "ins", "node", "opset")
+    __slots__ = ("ins", "node", "opset")
 
-    def __init__(self, node: Node, ins: list[_Info | None], opset: int, here: DimSource) -> None:
+    def __init__(self, node: Node, ins: list[_Info | None], opset: int) -> None:
         self.node = node
         self.ins = ins
         self.opset = opset
-        self.here = here
+
+    def info(self, i: int) -> _Info | None:
+        """Input `i`, None when the node has no such input or it is absent ("")."""
+        return self.ins[i] if i < len(self.ins) else None
 
     def shape(self, i: int) -> Shape | None:
         """hasInputShape: the input is present, typed, and has a shape."""
-        info = self.ins[i] if i < len(self.ins) else None
+        info = self.info(i)
         return info.shape if info is not None else None
 
     def shapes(self, n: int) -> list[Shape] | None:
@@ -418,12 +428,12 @@ class _Call:
 
     def value(self, i: int) -> tuple[int, ...] | None:
         """getInputData: the input is a constant (initializer, Constant or folded)."""
-        info = self.ins[i] if i < len(self.ins) else None
+        info = self.info(i)
         return info.value if info is not None else None
 
     def ints(self, i: int, *elems: int) -> tuple[int, ...] | None:
         """ParseData of a constant input, which must have one of `elems` as its type."""
-        info = self.ins[i] if i < len(self.ins) else None
+        info = self.info(i)
         if info is None or info.value is None:
             return None
         if info.elem not in (elems or (INT64,)):
@@ -750,6 +760,8 @@ def _unsqueeze(call: _Call) -> list[Shape | None]:
     if axes is None or not given:
         return [None]
     rank = len(data) + len(axes)
+    if rank > MAX_RANK:
+        raise GiveUp(f"Unsqueeze to rank {rank}")
     axes = sorted(_normalize(axes, rank))
     if len(set(axes)) != len(axes):
         raise _Fail("duplicate axes")
@@ -915,7 +927,7 @@ def _constant_of_shape(call: _Call) -> list[Shape | None]:
 
 def _range_scalars(call: _Call) -> tuple[int, int, int] | None:
     """Start, limit and delta when all three are constant integer scalars of one type."""
-    infos = [call.ins[i] if i < len(call.ins) else None for i in range(3)]
+    infos = [call.info(i) for i in range(3)]
     if any(i is None or i.value is None for i in infos):
         return None
     found = [i for i in infos if i is not None]
@@ -1006,7 +1018,8 @@ def _constant(call: _Call) -> list[_Info]:
     if name == "value_int" and attr.i is not None:
         return [_Info((), INT64, (attr.i,))]
     if name == "value_ints":
-        return [_Info((_D(len(attr.ints), None),), INT64, tuple(attr.ints))]
+        values = tuple(attr.ints) if len(attr.ints) <= onnx_graph.MAX_VALUES else None
+        return [_Info((_D(len(attr.ints), None),), INT64, values)]
     if name == "value_float":
         return [_Info((), 1)]
     if name == "value_floats":
@@ -1144,7 +1157,7 @@ Folded = tuple[tuple[int, ...], tuple[int, ...], int]
 
 def _vector(call: _Call, i: int) -> tuple[int, ...] | None:
     """A constant integer input of rank 0 or 1."""
-    info = call.ins[i] if i < len(call.ins) else None
+    info = call.info(i)
     if info is None or info.value is None or info.elem not in _INTS or info.shape is None:
         return None
     return info.value if len(info.shape) <= 1 else None
@@ -1161,7 +1174,7 @@ def _fold_shape(call: _Call) -> Folded | None:
 
 def _fold_same(call: _Call) -> Folded | None:
     """Identity, Squeeze, Unsqueeze, Reshape of a constant: same values, inferred dims."""
-    info = call.ins[0]
+    info = call.info(0)
     if info is None or info.value is None or info.elem not in _INTS:
         return None
     shape = _HANDLERS[call.node.op](call)[0]
@@ -1174,7 +1187,7 @@ def _fold_same(call: _Call) -> Folded | None:
 
 
 def _fold_cast(call: _Call) -> Folded | None:
-    info = call.ins[0]
+    info = call.info(0)
     to = call.attr_i("to", 0)
     if info is None or info.value is None or info.elem not in _INTS or to not in _INTS:
         return None
@@ -1187,7 +1200,7 @@ def _fold_cast(call: _Call) -> Folded | None:
 
 def _fold_gather(call: _Call) -> Folded | None:
     data, indices = _vector(call, 0), _vector(call, 1)
-    info, idx = call.ins[0], call.ins[1]
+    info, idx = call.info(0), call.info(1)
     if data is None or indices is None or info is None or idx is None or idx.shape is None:
         return None
     if info.shape is None or len(info.shape) != 1 or call.attr_i("axis", 0) not in (0, -1):
@@ -1200,7 +1213,7 @@ def _fold_gather(call: _Call) -> Folded | None:
 
 def _fold_concat(call: _Call) -> Folded | None:
     parts = [_vector(call, i) for i in range(len(call.node.inputs))]
-    infos = [call.ins[i] for i in range(len(call.node.inputs))]
+    infos = [call.info(i) for i in range(len(call.node.inputs))]
     if any(p is None for p in parts):
         return None
     if any(i is None or i.shape is None or len(i.shape) != 1 for i in infos):
@@ -1214,7 +1227,7 @@ def _fold_concat(call: _Call) -> Folded | None:
 
 def _fold_slice(call: _Call) -> Folded | None:
     data = _vector(call, 0)
-    info = call.ins[0]
+    info = call.info(0)
     if call.opset < 10 or data is None or info is None or info.shape is None:
         return None
     if len(info.shape) != 1 or _slice(call)[0] is None:
@@ -1233,7 +1246,7 @@ def _fold_slice(call: _Call) -> Folded | None:
 
 def _fold_arith(call: _Call) -> Folded | None:
     a, b = _vector(call, 0), _vector(call, 1)
-    ia, ib = call.ins[0], call.ins[1]
+    ia, ib = call.info(0), call.info(1)
     if a is None or b is None or ia is None or ib is None or ia.elem != ib.elem:
         return None
     if not (len(a) == len(b) or len(a) == 1 or len(b) == 1):
@@ -1265,7 +1278,7 @@ def _fold_arith(call: _Call) -> Folded | None:
 
 def _fold_range(call: _Call) -> Folded | None:
     scalars = _range_scalars(call)
-    info = call.ins[0]
+    info = call.info(0)
     if scalars is None or info is None:
         return None
     start, _, delta = scalars
