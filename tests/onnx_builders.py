@@ -253,17 +253,31 @@ def write_sparse(path: Path, chunks: Sequence[Chunk]) -> int:
     return size
 
 
-def embedded_weight_chunks(name: str, payload_bytes: int) -> list[Chunk]:
-    """A graph ``initializer`` field: a 1-D FLOAT tensor whose raw_data is a hole."""
-    header = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=[payload_bytes // 4])
+def embedded_weight_chunks(
+    name: str, payload_bytes: int, dims: Sequence[int] | None = None
+) -> list[Chunk]:
+    """A graph ``initializer`` field: a FLOAT tensor (1-D by default) whose raw_data is a hole."""
+    shape = list(dims) if dims is not None else [payload_bytes // 4]
+    header = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=shape)
     tensor: list[Chunk] = [header.SerializeToString(), len_field(9, payload_bytes), payload_bytes]
     return [len_field(5, chunks_len(tensor)), *tensor]
 
 
+LAYER = 4096 * 4096 * 4
+"""Bytes of one 4096x4096 FLOAT weight: ``layers=True`` models multiply X by such weights."""
+
+
 def write_big_embedded(
-    path: Path, weight_bytes: Sequence[int], layout: str = "onnx", ir_version: int = DEFAULT_IR
+    path: Path,
+    weight_bytes: Sequence[int],
+    layout: str = "onnx",
+    ir_version: int = DEFAULT_IR,
+    layers: bool = False,
 ) -> int:
     """A model ``Y = Identity(X)`` carrying unused embedded FLOAT weights of the given sizes.
+
+    ``layers``: an MLP instead, ``Y = X @ W0 @ W1 ...`` over the weights of ``LAYER`` bytes
+    (declared 4096x4096), so that shape inference walks nodes that read the big tensors.
 
     ``layout`` orders the fields the way different writers do:
     ``"onnx"``: one graph, weights before inputs (``onnx.save`` order);
@@ -273,15 +287,22 @@ def write_big_embedded(
     ``"training-first"``: the weights sit in a ``training_info`` field (20) before the graph.
     Returns the file size.
     """
+    square = [i for i, size in enumerate(weight_bytes) if layers and size == LAYER]
+    names = ["X", *(f"H{i}" for i in square[:-1]), "Y"]
+    nodes = [
+        helper.make_node("MatMul", [names[k], f"W{i}"], [names[k + 1]], name=f"/layer{k}/MatMul")
+        for k, i in enumerate(square)
+    ]
     io = helper.make_graph(
-        [helper.make_node("Identity", ["X"], ["Y"])],
+        nodes or [helper.make_node("Identity", ["X"], ["Y"])],
         "g",
         [value_info("X", TensorProto.FLOAT, ["batch", 4096])],
         [value_info("Y", TensorProto.FLOAT, ["batch", 4096])],
     ).SerializeToString()
     weights: list[Chunk] = []
     for i, size in enumerate(weight_bytes):
-        weights += embedded_weight_chunks(f"W{i}", size)
+        dims = [4096, 4096] if i in square else [size // 4]
+        weights += embedded_weight_chunks(f"W{i}", size, dims)
     header = helper.make_model(
         helper.make_graph([], "g", [], []),
         ir_version=ir_version,

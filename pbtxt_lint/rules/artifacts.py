@@ -962,7 +962,9 @@ def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
     """With max_batch_size > 0 Triton puts the batch dim in front of every tensor, so the
     model's first dim must be dynamic. Models exported without a dynamic batch axis
     (`[1, 3, 640, 640]`) have a fixed one: re-export, or serve them unbatched with
-    max_batch_size 0 and the full shape in dims.
+    max_batch_size 0 and the full shape in dims. The shape is the one ONNX Runtime
+    reports: an output declared `[batch, 10]` whose graph reshapes it to `[1, 10]` is
+    reported, and refused, as `[1, 10]` (graph inputs keep their declared shape).
 
     Bad:
         max_batch_size: 8
@@ -1115,7 +1117,9 @@ def shape_mismatch(context: ModelContext) -> Iterator[Finding]:
     graph, using `reshape.shape` instead of dims when present. Inputs: a dynamic model
     dim accepts any config value, a fixed one must be repeated (a config -1 there
     fails). Outputs are compared exactly: -1 where the model is dynamic, the same
-    number where it is fixed.
+    number where it is fixed. An output's shape is the one ONNX Runtime reports, its
+    declaration merged with its shape inference: a dim declared `classes` that a
+    4x10 MatMul weight fixes is 10, so the config must say 10.
 
     Bad:
         output [ { name: "logits" dims: [ 1000 ] ... } ]   (model: [batch, num_classes])
