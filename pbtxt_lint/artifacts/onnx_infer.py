@@ -155,6 +155,7 @@ def _merged_spec(
         reported = None if shape is None else tuple(_dim(d.v) for d in shape)
         return replace(spec, shape=reported, inferred=Inference(declared, (), source))
     before = baseline.get(spec.name) if baseline is not None else None
+    unfolded = before.shape if before is not None else None
     sources: list[DimSource | None] = []
     dims: list[Dim] = []
     for k, (d, written) in enumerate(zip(shape, declared, strict=True)):
@@ -165,8 +166,11 @@ def _merged_spec(
             sources.append(None)
             continue
         source = d.src or here or DimSource(spec.name, "")
-        was = before.shape[k].v if before and before.shape and len(before.shape) > k else d.v
-        sources.append(replace(source, optimized=was != d.v))
+        # Compared with the pass without folding (baseline None: this is that pass).
+        folded = baseline is not None and (
+            unfolded is None or len(unfolded) != len(shape) or unfolded[k].v != d.v
+        )
+        sources.append(replace(source, optimized=folded))
     if all(s is None for s in sources):
         return spec
     return replace(spec, shape=tuple(dims), inferred=Inference(declared, tuple(sources)))
