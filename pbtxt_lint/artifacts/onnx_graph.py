@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pbtxt_lint.artifacts.onnx import _Model, _Type
 
 MAX_NODES = 100_000
-"""Nodes kept; transformer LLM exports stay well below (a 7B decoder has ~10,000)."""
+"""Nodes kept; exported transformers have thousands to a few tens of thousands."""
 MAX_EDGES = 1_000_000
 """Node inputs plus outputs plus attribute list items, summed over the graph."""
 MAX_TEXT = 32 << 20

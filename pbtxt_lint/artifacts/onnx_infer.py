@@ -21,9 +21,14 @@ costs ~30 MiB and ~0.2 s, and its results are not ONNX Runtime's (it keeps a dec
 size that conflicts with the graph, reads overridable initializers as constants, does
 not fold, and with `data_prop` it pins sizes ONNX Runtime leaves dynamic).
 
-Folding is emulated for small integer tensors only (shape arithmetic). ONNX Runtime
-also rewrites `Shape -> Gather -> Unsqueeze -> Concat -> Reshape` chains (ReshapeFusion),
-which is not emulated: such a size stays as declared here, never the other way round.
+Folding is emulated for small integer tensors only (shape arithmetic). Not emulated, so
+such a size stays as declared here (never the other way round): ONNX Runtime's rewrite of
+`Shape -> Gather -> Unsqueeze -> Concat -> Reshape` chains (ReshapeFusion), and the
+symbolic data propagation of releases after 1.19 with optimizations off. Where a
+declaration contradicts the graph (two sizes, two ranks), ONNX Runtime reports the dim
+as unknown or, if a later rewrite makes it infer the node again, as inferred; that cannot
+be told without its whole optimizer, so every output the conflict reaches keeps its
+declared shape (`InferenceReport.kept`).
 """
 
 from __future__ import annotations
@@ -348,7 +353,7 @@ def _own(d: _D, node: Node) -> _D:
     if d.src is None:
         return _D(d.v, _source(node))
     if not d.src.node:
-        return _D(d.v, replace(d.src, node=node.label, op=node.op))
+        return _D(d.v, DimSource(node.label, node.op, d.src.declared_by))
     return d
 
 
