@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml
 	# protoc for the schema freshness test; pinned (see scripts/gen_proto.py), no deps
 	# because it declares protobuf<6 but never imports it. Optional off CI.
 	-$(BIN)/python -m pip install --quiet --no-deps grpcio-tools==1.65.5
+	# onnxruntime (the extra of that name), the oracle tests/test_onnx_infer.py compares
+	# shapes with; those tests skip without it.
+	-$(BIN)/python -m pip install --quiet 'onnxruntime>=1.17'
 	touch $(STAMP)
 
 # Lint the bundled example repository; exit code 1 (problems found) is the demo.

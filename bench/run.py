@@ -108,7 +108,8 @@ _BIG_ONNX = textwrap.dedent(
     from onnx_builders import write_big_embedded
     MiB = 1 << 20
     # 2044 MiB: just under protobuf's 2 GiB message limit, so that onnx.load can read it.
-    print(write_big_embedded(Path(sys.argv[1]), [64 * MiB] * 31 + [60 * MiB]))
+    # An MLP: 31 MatMul nodes read 4096x4096 weights, so shape inference walks the graph.
+    print(write_big_embedded(Path(sys.argv[1]), [64 * MiB] * 31 + [60 * MiB], layers=True))
     """
 )
 _ONNX_LOAD = "import sys, onnx; onnx.load(sys.argv[1])"

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from onnx import TensorProto  # noqa: E402  (dev-only script: onnx builds the models)
 from onnx_builders import (  # type: ignore[import-not-found]  # noqa: E402
+    build_graph_model,
     build_model,
     set_external_location,
     write_external_data,
@@ -46,7 +47,7 @@ from onnx_builders import (  # type: ignore[import-not-found]  # noqa: E402
 FLOAT, INT64, INT32 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32
 BOOL, STRING, UINT64 = TensorProto.BOOL, TensorProto.STRING, TensorProto.UINT64
 
-Shape = list[int | str] | None
+Shape = list[int | str] | tuple[int | str, ...] | None
 IO = tuple[str, int, Shape]
 
 
@@ -59,6 +60,40 @@ class Graph:
 
     def write(self, path: Path) -> None:
         write_model(build_model(self.inputs, self.outputs), path)
+
+
+Node = tuple[str, str, tuple[str, ...], tuple[str, ...], dict[str, object]]
+"""(name, op_type, inputs, outputs, attributes); names like torch.onnx writes them."""
+
+
+@dataclass(frozen=True)
+class Ops:
+    """A model written node by node: int64 `constants` by value, float `weights` by dims.
+
+    These are the models whose output shapes ONNX Runtime infers (a node fixes a dim the
+    file declares dynamic); tests/test_onnx_infer.py checks pbtxt-lint's shapes against
+    onnxruntime for each of them.
+    """
+
+    inputs: tuple[IO, ...]
+    outputs: tuple[IO, ...]
+    nodes: tuple[Node, ...]
+    constants: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    weights: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    value_infos: tuple[IO, ...] = ()
+    overridable: tuple[str, ...] = ()
+
+    def write(self, path: Path) -> None:
+        model = build_graph_model(
+            self.inputs,
+            self.outputs,
+            self.nodes,
+            constants=dict(self.constants),
+            weights=dict(self.weights),
+            value_infos=self.value_infos,
+            initializers_as_inputs=self.overridable,
+        )
+        write_model(model, path)
 
 
 @dataclass(frozen=True)
@@ -416,8 +451,8 @@ class SavedModel:
 
 
 Spec = (
-    Graph | Truncated | LfsPointer | ExternalData | Special | Link | Plan | TorchScript | OpenVino
-) | (SavedModel | BinaryConfig | Utf16Config | RandomBytes)
+    Graph | Ops | Truncated | LfsPointer | ExternalData | Special | Link | Plan | TorchScript
+) | (OpenVino | SavedModel | BinaryConfig | Utf16Config | RandomBytes)
 
 # --- common models --------------------------------------------------------------------------
 
@@ -427,6 +462,132 @@ BERT = Graph(
     [("input_ids", INT64, ["batch", "seq"]), ("attention_mask", INT64, ["batch", "seq"])],
     [("logits", FLOAT, ["batch", 2])],
 )
+
+# Graphs whose declared output shapes agree with what ONNX Runtime infers from the nodes.
+CLASSIFIER_8X8 = Ops(  # images [1, 3, 8, 8] -> global average pool -> a 3x10 linear layer
+    (("images", FLOAT, (1, 3, 8, 8)),),
+    (("scores", FLOAT, (1, 10)),),
+    (
+        (
+            "/pool/ReduceMean",
+            "ReduceMean",
+            ("images",),
+            ("pooled",),
+            {"axes": [2, 3], "keepdims": 0},
+        ),
+        ("/fc/MatMul", "MatMul", ("pooled", "fc.weight"), ("scores",), {}),
+    ),
+    weights=(("fc.weight", (3, 10)),),
+)
+RAGGED_FLAT = Ops(  # all requests' tokens in one 1-D tensor, regrouped by 4
+    (("tokens", FLOAT, ("total",)),),
+    (("y", FLOAT, ("batch", 4)),),
+    (("/Reshape", "Reshape", ("tokens", "groups"), ("y",), {}),),
+    constants=(("groups", (-1, 4)),),
+)
+DYNAMIC_OUTPUT = Ops(  # the reshape target is an input too, so its size is unknown at load
+    (("x", FLOAT, ("batch", 16)),),
+    (("y", FLOAT, ("batch", "n")),),
+    (("/Reshape", "Reshape", ("x", "target_shape"), ("y",), {}),),
+    constants=(("target_shape", (0, -1)),),
+    overridable=("target_shape",),
+)
+
+# Graphs where a node fixes a dim the file declares dynamic: ONNX Runtime reports the size.
+ISSUE_CLASSIFIER = Ops(  # declares logits [batch, 10]; a reshape to [1, 10] makes it [1, 10]
+    (("images", FLOAT, ("batch", 4)),),
+    (("logits", FLOAT, ("batch", 10)),),
+    (
+        ("/fc/Gemm", "Gemm", ("images", "fc.weight", "fc.bias"), ("fc_out",), {"transB": 1}),
+        ("/Reshape", "Reshape", ("fc_out", "logits_shape"), ("logits",), {}),
+    ),
+    constants=(("logits_shape", (1, 10)),),
+    weights=(("fc.weight", (10, 4)), ("fc.bias", (10,))),
+)
+CONCAT_PIN = Ops(  # concatenating a [1, 2] constant makes every dim but the axis 1
+    (("x", FLOAT, ("batch", 4)),),
+    (("y", FLOAT, ("batch", "n")),),
+    (("/Concat", "Concat", ("x", "pad"), ("y",), {"axis": 1}),),
+    weights=(("pad", (1, 2)),),
+)
+EXPAND_PIN = Ops(  # expanding to a constant [3, 5]
+    (("x", FLOAT, ("batch", 1)),),
+    (("y", FLOAT, ("batch", "n")),),
+    (("/Expand", "Expand", ("x", "target"), ("y",), {}),),
+    constants=(("target", (3, 5)),),
+)
+VALUE_INFO_PIN = Ops(  # the file's own value_info fixes the intermediate tensor's batch dim
+    (("x", FLOAT, ("batch", 4)),),
+    (("y", FLOAT, ("batch", 4)),),
+    (
+        ("/act1/Relu", "Relu", ("x",), ("hidden",), {}),
+        ("/act2/Relu", "Relu", ("hidden",), ("y",), {}),
+    ),
+    value_infos=(("hidden", FLOAT, (1, 4)),),
+)
+FOLDED_PIN = Ops(  # the target shape is computed from constants: fixed once constant-folded
+    (("x", FLOAT, ("batch", 4)),),
+    (("y", FLOAT, ("batch", 4)),),
+    (
+        ("/Concat", "Concat", ("one", "four"), ("target",), {"axis": 0}),
+        ("/Reshape", "Reshape", ("x", "target"), ("y",), {}),
+    ),
+    constants=(("one", (1,)), ("four", (4,))),
+)
+TILE_PIN = Ops(
+    (("x", FLOAT, (1, "n")),),
+    (("y", FLOAT, ("b", "m")),),
+    (("/Tile", "Tile", ("x", "repeats"), ("y",), {}),),
+    constants=(("repeats", (8, 1)),),
+)
+ZEROS_PIN = Ops(  # adding a constant-of-shape [1, 6] broadcasts the last dim to 6
+    (("x", FLOAT, ("batch", "n")),),
+    (("y", FLOAT, ("batch", "n")),),
+    (
+        ("/ConstantOfShape", "ConstantOfShape", ("bias_shape",), ("bias",), {}),
+        ("/Add", "Add", ("x", "bias"), ("y",), {}),
+    ),
+    constants=(("bias_shape", (1, 6)),),
+)
+MATMUL_PIN = Ops(  # exported with a dynamic class axis, but the weight has 10 columns
+    (("x", FLOAT, ("batch", 4)),),
+    (("logits", FLOAT, ("batch", "classes")),),
+    (("/fc/MatMul", "MatMul", ("x", "fc.weight"), ("logits",), {}),),
+    weights=(("fc.weight", (4, 10)),),
+)
+SQUEEZE_PIN = Ops(
+    (("x", FLOAT, ("batch", 1, 4)),),
+    (("y", FLOAT, ("batch", "n")),),
+    (("/Squeeze", "Squeeze", ("x", "axes"), ("y",), {}),),
+    constants=(("axes", (1,)),),
+)
+UNSQUEEZE_PIN = Ops(
+    (("x", FLOAT, ("batch", 4)),),
+    (("y", FLOAT, ("batch", "one", "n")),),
+    (("/Unsqueeze", "Unsqueeze", ("x", "axes"), ("y",), {}),),
+    constants=(("axes", (1,)),),
+)
+SLICE_PIN = Ops(  # keeps the first 4 of 16 features
+    (("x", FLOAT, ("batch", 16)),),
+    (("y", FLOAT, ("batch", "n")),),
+    (("/Slice", "Slice", ("x", "starts", "ends", "axes"), ("y",), {}),),
+    constants=(("starts", (0,)), ("ends", (4,)), ("axes", (1,))),
+)
+INFERRED_BATCH = {  # PL612 cases: model folder -> the model
+    "reshape": ISSUE_CLASSIFIER,
+    "concat": CONCAT_PIN,
+    "expand": EXPAND_PIN,
+    "value_info": VALUE_INFO_PIN,
+    "folded": FOLDED_PIN,
+}
+INFERRED_SIZES = {  # PL614 cases
+    "tile": TILE_PIN,
+    "zeros": ZEROS_PIN,
+    "matmul": MATMUL_PIN,
+    "squeeze": SQUEEZE_PIN,
+    "unsqueeze": UNSQUEEZE_PIN,
+    "slice": SLICE_PIN,
+}
 
 DT_FLOAT, DT_STRING, DT_INT64 = 1, 7, 9
 """tensorflow DataType numbers."""
@@ -473,6 +634,8 @@ ARTIFACTS: dict[str, Spec] = {
     "PL605/pass_tensors/m/1/model.onnx": XY,
     "PL606/fail_fixed_batch_autofill/m/1/model.onnx": XY_FIXED,
     "PL606/pass_unbatched_autofill/m/1/model.onnx": XY_FIXED,
+    "PL606/fail_inferred_fixed_batch/m/1/model.onnx": ISSUE_CLASSIFIER,
+    "PL606/pass_inferred_unbatched/m/1/model.onnx": ISSUE_CLASSIFIER,
     "PL607/fail_default_max_batch_size/m/1/model.onnx": XY,
     "PL607/pass_explicit_max_batch_size/m/1/model.onnx": XY,
     "PL608/fail_renamed_tensors/m/1/model.onnx": BERT,
@@ -491,20 +654,16 @@ ARTIFACTS: dict[str, Spec] = {
     "PL611/fail_ragged_2d/m/1/model.onnx": Graph(
         [("tokens", FLOAT, ["batch", 4])], [("y", FLOAT, ["batch", 4])]
     ),
-    "PL611/pass_ragged_flat/m/1/model.onnx": Graph(
-        [("tokens", FLOAT, ["total"])], [("y", FLOAT, ["batch", 4])]
-    ),
-    "PL612/fail_fixed_batch/m/1/model.onnx": Graph(
-        [("images", FLOAT, [1, 3, 8, 8])], [("scores", FLOAT, [1, 10])]
-    ),
-    "PL612/pass_unbatched_full_shape/m/1/model.onnx": Graph(
-        [("images", FLOAT, [1, 3, 8, 8])], [("scores", FLOAT, [1, 10])]
-    ),
+    "PL611/pass_ragged_flat/m/1/model.onnx": RAGGED_FLAT,
+    "PL612/fail_fixed_batch/m/1/model.onnx": CLASSIFIER_8X8,
+    "PL612/pass_unbatched_full_shape/m/1/model.onnx": CLASSIFIER_8X8,
+    **{f"PL612/fail_inferred_batch/{m}/1/model.onnx": s for m, s in INFERRED_BATCH.items()},
+    **{f"PL612/pass_inferred_batch/{m}/1/model.onnx": s for m, s in INFERRED_BATCH.items()},
     "PL613/fail_batch_twice/m/1/model.onnx": BERT,
     "PL613/pass_sample_dims/m/1/model.onnx": BERT,
-    "PL614/fail_input_wildcard_output_fixed/m/1/model.onnx": Graph(
-        [("x", FLOAT, ["batch", 16])], [("y", FLOAT, ["batch", "n"])]
-    ),
+    "PL614/fail_input_wildcard_output_fixed/m/1/model.onnx": DYNAMIC_OUTPUT,
+    **{f"PL614/fail_inferred_sizes/{m}/1/model.onnx": s for m, s in INFERRED_SIZES.items()},
+    **{f"PL614/pass_inferred_sizes/{m}/1/model.onnx": s for m, s in INFERRED_SIZES.items()},
     "PL614/fail_missing_batch_dim/m/1/model.onnx": XY,
     "PL614/pass_fixed_where_dynamic/m/1/model.onnx": Graph(
         [("x", FLOAT, ["batch", "seq"])], [("y", FLOAT, ["batch", "seq"])]
@@ -612,16 +771,29 @@ ARTIFACTS: dict[str, Spec] = {
 EXAMPLE_ARTIFACTS: dict[str, Spec] = {
     # A sentence encoder exported with dynamic batch and sequence axes; the config
     # writes the hidden size as 384 where the model says 768.
-    "text_encoder/1/model.onnx": Graph(
-        [
-            ("input_ids", INT64, ["batch", "sequence"]),
-            ("attention_mask", INT64, ["batch", "sequence"]),
-        ],
-        [("last_hidden_state", FLOAT, ["batch", "sequence", 768])],
+    "text_encoder/1/model.onnx": Ops(
+        (
+            ("input_ids", INT64, ("batch", "sequence")),
+            ("attention_mask", INT64, ("batch", "sequence")),
+        ),
+        (("last_hidden_state", FLOAT, ("batch", "sequence", 768)),),
+        (
+            ("/embeddings/Cast", "Cast", ("input_ids",), ("ids",), {"to": FLOAT}),
+            ("/embeddings/Unsqueeze", "Unsqueeze", ("ids", "axes"), ("ids3",), {}),
+            ("/embeddings/Expand", "Expand", ("ids3", "hidden"), ("last_hidden_state",), {}),
+        ),
+        constants=(("axes", (2,)), ("hidden", (1, 1, 768))),
     ),
     # An image classifier exported with a fixed batch of 1.
-    "resnet50/01/model.onnx": Graph(
-        [("input", FLOAT, [1, 3, 224, 224])], [("logits", FLOAT, [1, 1000])]
+    "resnet50/01/model.onnx": Ops(
+        (("input", FLOAT, (1, 3, 224, 224)),),
+        (("logits", FLOAT, (1, 1000)),),
+        (
+            ("/pool/ReduceMean", "ReduceMean", ("input",), ("pooled",), {"axes": [1, 2, 3]}),
+            ("/Reshape", "Reshape", ("pooled", "flat"), ("flat_out",), {}),
+            ("/head/Expand", "Expand", ("flat_out", "classes"), ("logits",), {}),
+        ),
+        constants=(("flat", (1, 1)), ("classes", (1, 1000))),
     ),
 }
 """Example repository file (relative to examples/model_repository) -> how it is made."""

@@ -74,6 +74,57 @@ def build_model(
     )
 
 
+NodeSpec = tuple[str, str, Sequence[str], Sequence[str], dict[str, object]]
+"""(name, op_type, inputs, outputs, attributes) of one node."""
+
+
+def build_graph_model(
+    inputs: Sequence[IO],
+    outputs: Sequence[IO],
+    nodes: Sequence[NodeSpec],
+    *,
+    constants: dict[str, Sequence[int]] | None = None,
+    weights: dict[str, Sequence[int]] | None = None,
+    value_infos: Sequence[IO] = (),
+    opset: int = DEFAULT_OPSET,
+    initializers_as_inputs: Sequence[str] = (),
+) -> onnx.ModelProto:
+    """A model written node by node, the way an exporter writes it.
+
+    ``constants`` are 1-D INT64 initializers (shapes, axes, repeats) by value, ``weights``
+    zero-filled FLOAT initializers by dims; ``initializers_as_inputs`` names initializers
+    that are also listed as graph inputs (what torch.onnx's ``keep_initializers_as_inputs``
+    writes), which ONNX Runtime treats as overridable inputs, not constants.
+    """
+    initializers = [
+        numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+        for name, values in (constants or {}).items()
+    ]
+    initializers += [weight(name, dims) for name, dims in (weights or {}).items()]
+    graph = helper.make_graph(
+        [
+            helper.make_node(op, list(ins), list(outs), name=name, **attrs)
+            for name, op, ins, outs, attrs in nodes
+        ],
+        "g",
+        [value_info(*io) for io in inputs]
+        + [
+            value_info(t.name, t.data_type, list(t.dims))
+            for t in initializers
+            if t.name in initializers_as_inputs
+        ],
+        [value_info(*io) for io in outputs],
+        initializer=initializers,
+        value_info=[value_info(*io) for io in value_infos],
+    )
+    return helper.make_model(
+        graph,
+        ir_version=DEFAULT_IR,
+        opset_imports=[helper.make_opsetid("", opset)],
+        producer_name="pbtxt-lint-tests",
+    )
+
+
 def write_model(model: onnx.ModelProto, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     onnx.save_model(model, path)
@@ -202,17 +253,31 @@ def write_sparse(path: Path, chunks: Sequence[Chunk]) -> int:
     return size
 
 
-def embedded_weight_chunks(name: str, payload_bytes: int) -> list[Chunk]:
-    """A graph ``initializer`` field: a 1-D FLOAT tensor whose raw_data is a hole."""
-    header = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=[payload_bytes // 4])
+def embedded_weight_chunks(
+    name: str, payload_bytes: int, dims: Sequence[int] | None = None
+) -> list[Chunk]:
+    """A graph ``initializer`` field: a FLOAT tensor (1-D by default) whose raw_data is a hole."""
+    shape = list(dims) if dims is not None else [payload_bytes // 4]
+    header = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=shape)
     tensor: list[Chunk] = [header.SerializeToString(), len_field(9, payload_bytes), payload_bytes]
     return [len_field(5, chunks_len(tensor)), *tensor]
 
 
+LAYER = 4096 * 4096 * 4
+"""Bytes of one 4096x4096 FLOAT weight: ``layers=True`` models multiply X by such weights."""
+
+
 def write_big_embedded(
-    path: Path, weight_bytes: Sequence[int], layout: str = "onnx", ir_version: int = DEFAULT_IR
+    path: Path,
+    weight_bytes: Sequence[int],
+    layout: str = "onnx",
+    ir_version: int = DEFAULT_IR,
+    layers: bool = False,
 ) -> int:
     """A model ``Y = Identity(X)`` carrying unused embedded FLOAT weights of the given sizes.
+
+    ``layers``: an MLP instead, ``Y = X @ W0 @ W1 ...`` over the weights of ``LAYER`` bytes
+    (declared 4096x4096), so that shape inference walks nodes that read the big tensors.
 
     ``layout`` orders the fields the way different writers do:
     ``"onnx"``: one graph, weights before inputs (``onnx.save`` order);
@@ -222,15 +287,22 @@ def write_big_embedded(
     ``"training-first"``: the weights sit in a ``training_info`` field (20) before the graph.
     Returns the file size.
     """
+    square = [i for i, size in enumerate(weight_bytes) if layers and size == LAYER]
+    names = ["X", *(f"H{i}" for i in square[:-1]), "Y"]
+    nodes = [
+        helper.make_node("MatMul", [names[k], f"W{i}"], [names[k + 1]], name=f"/layer{k}/MatMul")
+        for k, i in enumerate(square)
+    ]
     io = helper.make_graph(
-        [helper.make_node("Identity", ["X"], ["Y"])],
+        nodes or [helper.make_node("Identity", ["X"], ["Y"])],
         "g",
         [value_info("X", TensorProto.FLOAT, ["batch", 4096])],
         [value_info("Y", TensorProto.FLOAT, ["batch", 4096])],
     ).SerializeToString()
     weights: list[Chunk] = []
     for i, size in enumerate(weight_bytes):
-        weights += embedded_weight_chunks(f"W{i}", size)
+        dims = [4096, 4096] if i in square else [size // 4]
+        weights += embedded_weight_chunks(f"W{i}", size, dims)
     header = helper.make_model(
         helper.make_graph([], "g", [], []),
         ir_version=ir_version,

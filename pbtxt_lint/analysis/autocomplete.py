@@ -294,6 +294,11 @@ def complete_with(
             io_known=False,
         )
     signature = artifact.signature
+    if signature is not None and signature.format == "onnx":
+        from pbtxt_lint.artifacts.onnx_signature import as_served
+
+        # The backend's session runs the config's graph optimizations (ModelState).
+        signature = as_served(signature, effective.optimization.graph.level)
     if signature is None:
         reason = artifact.error.message if artifact.error else "it is outside the repository"
         return CompletedConfig(

@@ -21,11 +21,11 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from pbtxt_lint.artifacts.onnx_signature import InferenceReport, OnnxSignature
 from pbtxt_lint.artifacts.signature import (
     ArtifactError,
     ArtifactProblem,
     Dim,
-    Signature,
     TensorSpec,
 )
 from pbtxt_lint.schema.datatypes import config_type_from_onnx
@@ -72,11 +72,12 @@ _FIELD_NAMES = {
 _TENSOR, _SEQUENCE, _MAP, _OPAQUE, _SPARSE, _OPTIONAL = 1, 4, 5, 7, 8, 9
 
 
-def read_onnx(path: Path, model_dir: Path) -> Signature:
+def read_onnx(path: Path, model_dir: Path) -> OnnxSignature:
     """Read the I/O signature of the ONNX model at ``path`` without loading its weights.
 
     ``path`` may be a directory named like the model file: Triton then loads ``path/model.onnx``.
     ``model_dir`` is the model's folder in the repository; external data must stay inside it.
+    Output shapes are those ONNX Runtime reports (see `onnx_infer`).
     Raises :class:`ArtifactError` when the file cannot be read as an ONNX model at all.
     """
     target = _model_file(path)
@@ -92,6 +93,10 @@ def read_onnx(path: Path, model_dir: Path) -> Signature:
         except ArtifactError as exc:
             raise ArtifactError(exc.kind, exc.message + _hint(buf)) from None
         size = len(buf)
+        outputs = tuple(_spec(name, ty) for name, ty in model.outputs)
+        inference, unoptimized = InferenceReport("skipped", _why_not(model, outputs)), None
+        if not inference.reason:
+            outputs, unoptimized, inference = _infer_shapes(model, outputs)
     problems = []
     if size > _PROTOBUF_LIMIT:
         problems.append(
@@ -102,14 +107,51 @@ def read_onnx(path: Path, model_dir: Path) -> Signature:
             )
         )
     problems.extend(_check_external(target, model_dir, model.external))
-    return Signature(
+    return OnnxSignature(
         format="onnx",
         path=target,
         inputs=model.input_specs(),
-        outputs=tuple(_spec(name, ty) for name, ty in model.outputs),
+        outputs=outputs,
         facts=model.facts,
         problems=tuple(problems),
+        inference=inference,
+        unoptimized_outputs=unoptimized,
     )
+
+
+def _why_not(model: _Model, outputs: tuple[TensorSpec, ...]) -> str:
+    """Why ONNX Runtime cannot report other output shapes than the declared ones ("" if
+    it may): every output's dims are fixed sizes and none is a graph input or initializer."""
+    defined = {name for name, _ in model.inputs} | model.initializers
+    for spec in outputs:
+        if spec.is_tensor and (spec.name in defined or spec.shape is None):
+            return ""
+        if spec.is_tensor and any(not isinstance(d, int) or d < 0 for d in spec.shape or ()):
+            return ""
+    return "every graph output is declared with fixed sizes"
+
+
+def _infer_shapes(
+    model: _Model, outputs: tuple[TensorSpec, ...]
+) -> tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...] | None, InferenceReport]:
+    """Run the shape inference emulation; keep the declared shapes when it cannot finish."""
+    from pbtxt_lint.artifacts import onnx_graph, onnx_infer
+
+    try:
+        graph = onnx_graph.collect(model, model.graph_ranges)
+        result = onnx_infer.infer(
+            graph,
+            model.inputs,
+            outputs,
+            [ty for _, ty in model.outputs],
+            model.initializers,
+            model.ir_version,
+            model.opset,
+        )
+    except (onnx_graph.GraphTooLarge, onnx_infer.GiveUp, ArtifactError) as exc:
+        reason = exc.message if isinstance(exc, ArtifactError) else str(exc)
+        return outputs, None, InferenceReport("declared", reason)
+    return result.outputs, result.unoptimized, result.report
 
 
 def _model_file(path: Path) -> Path:
@@ -331,12 +373,16 @@ class _Model:
         self.outputs: list[tuple[str, _Type | None]] = []
         self.initializers: set[str] = set()
         self.external: list[_Tensor] = []
+        self.graph_ranges: list[tuple[int, int]] = []
+        self.opset: int | None = None
+        """The version of the default ONNX domain ("" or "ai.onnx") the model imports."""
 
     def read(self) -> None:
         w = self.wire
         for field, wire, a, b in w.fields(0, w.size, "ModelProto"):
             if field == 7 and wire == 2:
                 self.has_graph = True
+                self.graph_ranges.append((a, b))
                 self.read_graph(a, b)
             elif field == 1 and wire == 0:
                 self.ir_version = _int64(a)
@@ -357,6 +403,8 @@ class _Model:
             elif field == 2 and wire == 0:
                 version = _int64(a)
         self.facts[f"opset:{domain or 'ai.onnx'}"] = str(version)
+        if domain in ("", "ai.onnx"):
+            self.opset = version
 
     def read_graph(self, start: int, end: int) -> None:
         for field, wire, a, b in self.wire.fields(start, end, "graph"):

@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:
+    from pbtxt_lint.artifacts.onnx_signature import Inference
 
 Dim: TypeAlias = int | str
 """One dimension: ``>= 0`` fixed size, ``-1`` unknown, ``str`` a named dynamic dim ("batch")."""
@@ -17,7 +20,7 @@ Dim: TypeAlias = int | str
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """One model input or output as the artifact declares it."""
+    """One model input or output as the serving runtime reports it."""
 
     name: str
     data_type: str | None
@@ -30,6 +33,9 @@ class TensorSpec:
     """The runtime does not require it, e.g. an ONNX graph input backed by an initializer."""
     is_tensor: bool = True
     """False for ONNX sequence/map/optional/sparse types, which a Triton config cannot describe."""
+    inferred: Inference | None = None
+    """Set when `shape` is the runtime's (ONNX Runtime's shape inference), not the file's
+    declaration: what the file declares and where each difference comes from."""
 
 
 @dataclass(frozen=True)

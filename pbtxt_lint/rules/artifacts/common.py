@@ -116,6 +116,19 @@ def merge_versions(
 # --- how values are printed ------------------------------------------------------------------
 
 
+def inferred_note(spec: TensorSpec, *dims: int) -> str:
+    """`; ONNX Runtime infers dim 0 of 'logits' as 1 (node ... fixes it; the file declares
+    [batch, 10])` when ONNX Runtime's size for those dims (all when none given) is not the
+    declared one, else ""."""
+    if spec.inferred is None:
+        return ""
+    # Deferred for start-up time: loads with the first ONNX model compared.
+    from pbtxt_lint.artifacts.onnx_signature import inference_note
+
+    note = inference_note(spec, dims or None)
+    return f"; {note}" if note else ""
+
+
 def model_dims(shape: Sequence[Dim] | None) -> str:
     """A model shape the way exporters name it: `[batch, 3, 224, 224]`."""
     if shape is None:
@@ -250,6 +263,11 @@ def _find_onnx_views(context: ModelContext) -> list[OnnxView]:
         completed = context.completed_for(artifact.version)
         if completed.config is None or completed.error is not None:
             continue
+        # The session ONNX Runtime reports shapes from runs the config's graph optimizations.
+        # Deferred for start-up time: loads with the first ONNX model compared.
+        from pbtxt_lint.artifacts.onnx_signature import as_served
+
+        signature = as_served(signature, completed.config.optimization.graph.level)
         views.append(OnnxView(artifact, signature, completed, completed.config))
     return views
 

@@ -20,6 +20,7 @@ from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.artifacts.common import (
     OnnxView,
+    inferred_note,
     merge_versions,
     model_dims,
     per_onnx_view,
@@ -108,7 +109,8 @@ def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
         signature, config = completed.signature, completed.config
         if signature is None or config is None:
             return
-        fixed = ", ".join(f'"{s.name}" {model_dims(s.shape)}' for s in not_batchable(signature))
+        stuck = not_batchable(signature)
+        fixed = ", ".join(f'"{s.name}" {model_dims(s.shape)}' for s in stuck)
         left = " and ".join(
             kind
             for kind, items in (("inputs", config.input), ("outputs", config.output))
@@ -118,7 +120,7 @@ def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
             f"max_batch_size {config.max_batch_size} needs every input and output of "
             f"{signature.path.name} to start with a dynamic batch dim, but {fixed} do not; "
             f"the config leaves its {left} to ONNX Runtime's auto-complete, which then "
-            "refuses the model",
+            f"refuses the model{''.join(inferred_note(s, 0) for s in stuck)}",
             at=("max_batch_size",),
             hint="set max_batch_size: 0 (no batching), or re-export the model with a dynamic "
             "first dim (torch.onnx.export(..., dynamic_axes={name: {0: 'batch'}}))",

@@ -18,6 +18,7 @@ from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.artifacts.common import (
     OnnxPair,
     OnnxView,
+    inferred_note,
     io_shape,
     model_dims,
     per_onnx_view,
@@ -154,7 +155,9 @@ def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
     """With max_batch_size > 0 Triton puts the batch dim in front of every tensor, so the
     model's first dim must be dynamic. Models exported without a dynamic batch axis
     (`[1, 3, 640, 640]`) have a fixed one: re-export, or serve them unbatched with
-    max_batch_size 0 and the full shape in dims.
+    max_batch_size 0 and the full shape in dims. The shape is the one ONNX Runtime
+    reports: an output declared `[batch, 10]` whose graph reshapes it to `[1, 10]` is
+    reported, and refused, as `[1, 10]` (graph inputs keep their declared shape).
 
     Bad:
         max_batch_size: 8
@@ -166,14 +169,25 @@ def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
 
     def describe(view: OnnxView, pair: OnnxPair) -> Finding:
         model = ort_shape(pair.spec)
+        source = pair.spec.inferred.dims[0] if pair.spec.inferred else None
+        fix = (
+            f"change node '{source.node}' so that it keeps the first dim dynamic"
+            if source is not None and source.op
+            else "re-export with a dynamic batch axis (dynamic_axes={"
+            f"'{pair.io.name}': {{0: 'batch'}}}})"
+        )
+        note = inferred_note(pair.spec, 0)
+        fixed = (
+            f"{note[2:]}, so the first dim is fixed"
+            if note
+            else f"{view.file} declares {model_dims(pair.spec.shape)} with a fixed first dim "
+            f"{model[0]}"
+        )
         return Finding(
-            f"{pair.label}: {view.file} declares {model_dims(pair.spec.shape)} with a fixed "
-            f"first dim {model[0]}, but max_batch_size {view.mbs} makes Triton treat the "
+            f"{pair.label}: {fixed}, but max_batch_size {view.mbs} makes Triton treat the "
             "first dim as the batch dim, which must be dynamic (-1)",
             at=("max_batch_size",),
-            hint="re-export with a dynamic batch axis (dynamic_axes={"
-            f"'{pair.io.name}': {{0: 'batch'}}}}), or set max_batch_size: 0 and "
-            f"dims: {config_dims(model)}",
+            hint=f"{fix}, or set max_batch_size: 0 and dims: {config_dims(model)}",
         )
 
     yield from _shape_findings(context, _Shape.NOT_BATCHABLE, describe)
@@ -214,7 +228,8 @@ def batch_dim_in_dims(context: ModelContext) -> Iterator[Finding]:
         return Finding(
             f"{pair.label}: {view.file} has {len(model)} dims {model_dims(pair.spec.shape)}; "
             f"with max_batch_size {view.mbs} Triton prepends the batch dim, so {where} should "
-            f"be {config_dims(fixed)}, not {config_dims(shape)} (the batch dim is written twice)",
+            f"be {config_dims(fixed)}, not {config_dims(shape)} (the batch dim is written twice)"
+            f"{inferred_note(pair.spec)}",
             at=pair.at(*field, 0),
             hint=f"{where}: {config_dims(fixed)}, or set max_batch_size: 0 to keep the full shape",
         )
@@ -237,7 +252,8 @@ def _mismatch(view: OnnxView, pair: OnnxPair) -> Finding:
             return Finding(
                 f"{pair.label}: {view.file} has {len(model)} dims {shown} starting with a "
                 f"dynamic batch dim; with max_batch_size 0 {where} is the complete shape, so "
-                f"it should be {config_dims(fixed)}, not {config_dims(shape)}",
+                f"it should be {config_dims(fixed)}, not {config_dims(shape)}"
+                f"{inferred_note(pair.spec)}",
                 at=pair.at(*field),
                 hint=f"{where}: {config_dims(fixed)}, or set max_batch_size > 0 so that Triton "
                 "adds the batch dim",
@@ -246,7 +262,7 @@ def _mismatch(view: OnnxView, pair: OnnxPair) -> Finding:
         batch = f"the batch dim and {where} " if offset else f"{where} "
         return Finding(
             f"{pair.label}: {view.file} has {len(model)} dims {shown} but {batch}"
-            f"{config_dims(shape)} make {len(full)}",
+            f"{config_dims(shape)} make {len(full)}{inferred_note(pair.spec)}",
             at=pair.at(*field),
             hint=f"{where}: {config_dims(fixed)}",
         )
@@ -273,7 +289,8 @@ def _mismatch(view: OnnxView, pair: OnnxPair) -> Finding:
             reasons.append(f"{where}[{i}] is {c}, but dim {k} of {view.file} is {m}")
     fixed = _suggested(model, full, exact)[offset:]
     return Finding(
-        f"{pair.label}: {'; '.join(reasons)} (model {shown}, {where} {config_dims(shape)})",
+        f"{pair.label}: {'; '.join(reasons)} (model {shown}, {where} {config_dims(shape)})"
+        f"{inferred_note(pair.spec, *wrong)}",
         at=pair.at(*field, wrong[0] - offset),
         hint=f"{where}: {config_dims(fixed)}",
     )
@@ -295,7 +312,9 @@ def shape_mismatch(context: ModelContext) -> Iterator[Finding]:
     graph, using `reshape.shape` instead of dims when present. Inputs: a dynamic model
     dim accepts any config value, a fixed one must be repeated (a config -1 there
     fails). Outputs are compared exactly: -1 where the model is dynamic, the same
-    number where it is fixed.
+    number where it is fixed. An output's shape is the one ONNX Runtime reports, its
+    declaration merged with its shape inference: a dim declared `classes` that a
+    4x10 MatMul weight fixes is 10, so the config must say 10.
 
     Bad:
         output [ { name: "logits" dims: [ 1000 ] ... } ]   (model: [batch, num_classes])
