@@ -16,6 +16,7 @@ from pbtxt_lint.textproto.binder import ProblemKind
 
 ERROR = Severity.ERROR
 WARNING = Severity.WARNING
+INFO = Severity.INFO
 _PARSE_FAILED = "Poll failed for model directory '<model>': failed to read text proto from <path>"
 
 
@@ -260,7 +261,7 @@ not_utf8 = rule(
 duplicate_map_key = rule(
     "PL011",
     "duplicate-map-key",
-    WARNING,
+    INFO,
     "A map key (parameters, input_map, output_map, ...) given twice; the last one wins.",
     needs_config=False,
     doc="""

@@ -372,7 +372,7 @@ def scalar_dims(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL617",
     "scalar-input-with-batching",
-    ERROR,
+    WARNING,
     "A scalar model input on a model with max_batch_size > 0: every request fails.",
     triton="onnx runtime error 2: Invalid rank for input: <name> Got: 1 Expected: 0 Please "
     "fix either the inputs/outputs or the model.",

@@ -17,14 +17,14 @@ from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.common import type_name
 from pbtxt_lint.schema import DataType
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 LOAD = Stage.LOAD
 
 
 @rule(
     "PL644",
     "openvino-data-type-converted",
-    WARNING,
+    INFO,
     "A config data_type that differs from the OpenVINO model's, which the backend converts.",
     needs_config=False,
     scope=Scope.MODEL_FILES,

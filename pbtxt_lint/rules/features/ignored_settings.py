@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from google.protobuf.message import Message
 
 WARNING = Severity.WARNING
+INFO = Severity.INFO
 
 BACKEND_SPECIFIC_FIELDS: tuple[FieldPath, ...] = tuple(
     sorted({at for entry in BACKENDS.values() for at in entry.reads_fields})
@@ -51,7 +52,7 @@ def _is_set(config: ModelConfig, path: FieldPath) -> bool:
 @rule(
     "PL720",
     "optimization-ignored-by-backend",
-    WARNING,
+    INFO,
     "An optimization setting the model's backend does not implement (it is silently ignored).",
 )
 def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
@@ -98,7 +99,7 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL721",
     "unknown-backend-parameter",
-    WARNING,
+    INFO,
     "A `parameters` key the model's backend does not read (often a typo or wrong case).",
 )
 def unknown_backend_parameter(context: ModelContext) -> Iterator[Finding]:
