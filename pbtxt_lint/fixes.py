@@ -4,8 +4,10 @@ A fix is data (edits on the file text); this engine decides what to apply: safe 
 unless the user opted into unsafe ones, never two edits that touch the same text (the
 skipped one is found again on the next run), and never a result that parses worse than
 the original. Everything outside the edits stays byte for byte (comments, layout, CRLF,
-even bytes that are not UTF-8), and files are replaced atomically, so an interrupted
-run leaves the old file or the new one, never half of each.
+even bytes that are not UTF-8), with one exception: a config.pbtxt the user keeps in
+`fmt` layout stays in it (`textproto.write.keep_layout`), so a field a fix inserts gets
+a line of its own there. Files are replaced atomically, so an interrupted run leaves the
+old file or the new one, never half of each.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from pbtxt_lint.diagnostics import Diagnostic, Edit, Fix
 from pbtxt_lint.paths import display_path
 from pbtxt_lint.textproto.parse import ParsedConfig, parse_config
+from pbtxt_lint.textproto.write import keep_layout
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,17 @@ def apply_edits(text: str, fixes: Iterable[Fix]) -> tuple[str, int]:
     for edit in sorted(accepted, key=lambda e: e.start, reverse=True):
         result = result[: edit.start] + edit.text + result[edit.end :]
     return result, len(seen)
+
+
+def fix_text(path: Path, text: str, fixes: Iterable[Fix]) -> tuple[str, int]:
+    """`apply_edits`, then the layout of a config.pbtxt kept (`keep_layout`).
+
+    `path` says the file's kind: a JSON config is left as the edits make it.
+    """
+    fixed, applied = apply_edits(text, fixes)
+    if applied and path.suffix.lower() != ".json":
+        fixed = keep_layout(text, fixed)
+    return fixed, applied
 
 
 def _overlap(a: Edit, b: Edit) -> bool:
@@ -147,7 +161,7 @@ def _fix_file(path: Path, fixes: list[Fix], write: bool) -> FixOutcome:
         return FixOutcome(
             path, 0, "", False, "the file is not valid UTF-8 in a way fixes cannot preserve"
         )
-    fixed, applied = apply_edits(text, fixes)
+    fixed, applied = fix_text(path, text, fixes)
     if applied == 0 or fixed == text:
         return FixOutcome(path, 0, "", False, None)
     new_data = fixed.encode("utf-8", errors="surrogateescape")

@@ -7,12 +7,15 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as lsp
 
-from pbtxt_lint.lsp.actions import _add_directive, minimal_edit
+from pbtxt_lint.diagnostics import Diagnostic, Edit, Fix, Severity
+from pbtxt_lint.lsp.actions import _add_directive, code_actions, minimal_edit
 from pbtxt_lint.lsp.client_settings import ClientSettings, read_client_settings
+from pbtxt_lint.lsp.convert import SOURCE, place
 from pbtxt_lint.lsp.core import Options, Span, parse_config
 from pbtxt_lint.lsp.documents import LineIndex, Position, is_model_config
-from pbtxt_lint.lsp.server import ensemble_steps
+from pbtxt_lint.lsp.server import Published, ensemble_steps
 from pbtxt_lint.lsp.worker import LintJob, LintOutcome, LintProcess
+from pbtxt_lint.textproto.write import is_formatted
 
 
 def test_positions_count_utf16_units_and_lines_end_at_newline() -> None:
@@ -86,6 +89,42 @@ def test_minimal_edit_keeps_the_common_ends() -> None:
     assert edit is not None and _apply(old, edit) == new
     assert edit.range.start.character == 10 and edit.new_text == "P"
     assert minimal_edit(old, old, LineIndex(old)) is None
+
+
+STEP = """\
+platform: "ensemble"
+ensemble_scheduling {
+  step [
+    {
+      model_name: "double"
+      input_map {
+        key: "INPUT0"
+        value: "IN"
+      }
+    }
+  ]
+}
+"""
+
+
+def test_a_quick_fix_keeps_a_formatted_buffer_formatted(tmp_path: Path) -> None:
+    path = tmp_path / "config.pbtxt"
+    at = STEP.index('"double"') + len('"double"')
+    fix = Fix("add model_version: -1", (Edit(at, at, " model_version: -1"),), safe=False)
+    index = LineIndex(STEP)
+    placed = place(Diagnostic("PL517", Severity.ERROR, "x", path, fix=fix), path, index)
+    seen = lsp.Diagnostic(lsp.Range(lsp.Position(0, 0), lsp.Position(0, 1)), "x")
+    seen.source, seen.data = SOURCE, {"key": 0}
+    params = lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(path.as_uri()), seen.range, lsp.CodeActionContext([seen])
+    )
+    found = code_actions(path.as_uri(), STEP, index, Published(1, STEP, [placed]), params)
+    [action] = [a for a in found if "unsafe fix" in a.title]
+    assert action.edit is not None and action.edit.changes is not None
+    [edit] = action.edit.changes[path.as_uri()]
+    result = _apply(STEP, edit)
+    assert is_formatted(result)
+    assert result == STEP.replace('"double"\n', '"double"\n      model_version: -1\n')
 
 
 def test_ensemble_steps_are_read_from_a_broken_buffer() -> None:

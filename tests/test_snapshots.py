@@ -1,7 +1,8 @@
 """The words of every diagnostic of every fixture case, against committed snapshots.
 
 `test_rules.py` checks where diagnostics are (path, line, code); this checks what they
-say: severity, exact span, message, hint and fix, one reviewable text file per rule in
+say: severity, exact span, message, hint and fix (as the diff `check --fix` would write
+for it alone), one reviewable text file per rule in
 `tests/snapshots/<CODE>.txt`. After an intended change, `make snapshots` (pytest
 `--snapshot-update`) rewrites the files; review their diff like code.
 """
@@ -19,7 +20,7 @@ from fixture_cases import Case, all_cases, materialize
 from pbtxt_lint.cli.check import check
 from pbtxt_lint.config import Options, resolve_settings
 from pbtxt_lint.diagnostics import Diagnostic, Fix
-from pbtxt_lint.fixes import apply_edits
+from pbtxt_lint.fixes import fix_text
 from pbtxt_lint.linter import LintResult, lint
 from pbtxt_lint.paths import display_path
 
@@ -58,7 +59,7 @@ def render_fix(fix: Fix, path: Path) -> list[str]:
         before = path.read_bytes().decode("utf-8", errors="surrogateescape")
     except OSError as error:
         return [*lines, f"    (cannot read {display_path(path)}: {error.strerror})"]
-    after, applied = apply_edits(before, [fix])
+    after, applied = fix_text(path, before, [fix])  # what `check --fix` writes for it
     if not applied:
         edits = ", ".join(f"{e.start}-{e.end} {e.text!r}" for e in fix.edits)
         return [*lines, f"    (the edits do not apply: {visible(edits) or 'none'})"]

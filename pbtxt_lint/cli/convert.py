@@ -3,6 +3,10 @@
 It also reads a ModelConfig saved in protobuf's binary encoding (PL017 points here),
 so `convert config.pbtxt --to pbtxt -o config.pbtxt` turns one into the text Triton
 reads, in place.
+
+pbtxt comes from pbtxt-lint's one writer (`textproto.write`): `fmt` layout, fields in
+the conventional order. From config text, the comments travel with their fields and
+values keep their spelling; JSON and the binary encoding carry no comments.
 """
 
 from __future__ import annotations
@@ -39,8 +43,10 @@ def convert(file: Path, target: str, output_file: Path | None) -> None:
     converted to the other format.
 
     JSON output uses protobuf's field names and plain numbers, like Triton's
-    `GET /v2/models/<m>/config`; pbtxt output is in `pbtxt-lint fmt` layout. A config
-    that does not parse is not converted (exit 1).
+    `GET /v2/models/<m>/config`; pbtxt output is in `pbtxt-lint fmt` layout, fields in
+    the conventional order (name, platform/backend, max_batch_size, ..., input, output,
+    batching, instance_group, parameters, ...), comments of a pbtxt FILE kept with
+    their fields. A config that does not parse is not converted (exit 1).
     """
     from pbtxt_lint.fixes import parse_any
     from pbtxt_lint.paths import display_path
@@ -70,36 +76,36 @@ def convert(file: Path, target: str, output_file: Path | None) -> None:
             click.echo(f"pbtxt-lint: {shown}: JSON has no comments; they are left out", err=True)
         from pbtxt_lint.jsonconfig import config_to_json
 
-        _write(config_to_json(message), output_file)
+        _write(config_to_json(message).encode("utf-8"), output_file)
     else:
         _write(_to_pbtxt(file, data, message, config is not None, shown), output_file)
     sys.exit(EXIT_OK)
 
 
-def _to_pbtxt(file: Path, data: bytes, config: ModelConfig, as_text: bool, shown: str) -> str:
-    """The config in `fmt` layout: from the text itself when it is text (comments kept),
-    else printed from the message (a JSON or binary config)."""
-    from pbtxt_lint.textproto.format import FormatError, format_config, format_text
+def _to_pbtxt(file: Path, data: bytes, config: ModelConfig, as_text: bool, shown: str) -> bytes:
+    """The config as pbtxt-lint writes it: from the text itself when it is text
+    (comments and bytes that are not UTF-8 kept), else from the message (a JSON or
+    binary config)."""
+    from pbtxt_lint.textproto.format import FormatError, decode_text
+    from pbtxt_lint.textproto.write import write_config, write_text
 
     try:
         if as_text and file.suffix.lower() != ".json":
-            return format_config(data).decode("utf-8")
-        from google.protobuf import text_format
-
-        return format_text(text_format.MessageToString(config, as_utf8=True))
+            return write_text(decode_text(data)).encode("utf-8", errors="surrogateescape")
+        return write_config(config).encode("utf-8")
     except FormatError as error:
         click.echo(f"pbtxt-lint: {shown}: {error}", err=True)
         sys.exit(EXIT_ERRORS)
 
 
-def _write(output: str, output_file: Path | None) -> None:
+def _write(output: bytes, output_file: Path | None) -> None:
     if output_file is None:
         click.echo(output, nl=False)
         return
     from pbtxt_lint.fixes import write_atomically
 
     try:
-        write_atomically(output_file, output.encode("utf-8"))
+        write_atomically(output_file, output)
     except OSError as error:
         click.echo(f"pbtxt-lint: {output_file}: cannot write: {error.strerror or error}", err=True)
         sys.exit(EXIT_USAGE)

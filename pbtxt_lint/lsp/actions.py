@@ -4,7 +4,8 @@ for it, and "fix all safe problems in this file".
 Fixes are the engine's own (offsets into the text that was linted); they are offered
 only while the buffer still is that text. "Fix all" applies the safe fixes together
 the way `check --fix` does (never two that overlap) and is not offered when the
-result would parse worse than the buffer.
+result would parse worse than the buffer. Like `check --fix`, both keep a buffer that is
+in `fmt` layout in it (`keep_layout`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from pbtxt_lint.lsp.convert import SOURCE, UNUSED_SUPPRESSION, Placed, lsp_range
-from pbtxt_lint.lsp.core import Fix, TokenKind, apply_edits, parse_config
+from pbtxt_lint.lsp.core import (
+    Fix,
+    TokenKind,
+    apply_edits,
+    is_formatted,
+    keep_layout,
+    parse_config,
+)
 from pbtxt_lint.lsp.documents import LineIndex
 
 if TYPE_CHECKING:
@@ -51,6 +59,7 @@ def code_actions(
 ) -> list[lsp.CodeAction]:
     only = [str(k) for k in params.context.only] if params.context.only else None
     found: list[lsp.CodeAction] = []
+    formatted: list[bool] = []  # is_formatted(text), computed once and only if needed
     if _wanted(lsp.CodeActionKind.QuickFix, only):
         for diagnostic in params.context.diagnostics:
             if diagnostic.source != SOURCE or not isinstance(diagnostic.data, dict):
@@ -61,7 +70,11 @@ def code_actions(
             placed = published.placed[key]
             fix = placed.diagnostic.fix
             if fix is not None and fix.edits and placed.in_document:
-                found.append(_fix_action(uri, text, index, diagnostic, placed, fix))
+                if not formatted:
+                    formatted.append(is_formatted(text))
+                found.append(
+                    _fix_action(uri, text, index, diagnostic, placed, fix, formatted=formatted[0])
+                )
             suppress = _suppress_action(uri, text, index, diagnostic, placed)
             if suppress is not None:
                 found.append(suppress)
@@ -73,11 +86,23 @@ def code_actions(
 
 
 def _fix_action(
-    uri: str, text: str, index: LineIndex, diagnostic: lsp.Diagnostic, placed: Placed, fix: Fix
+    uri: str,
+    text: str,
+    index: LineIndex,
+    diagnostic: lsp.Diagnostic,
+    placed: Placed,
+    fix: Fix,
+    *,
+    formatted: bool,
 ) -> lsp.CodeAction:
     code = placed.diagnostic.code
     label = "safe fix" if fix.safe else "unsafe fix: changes behaviour, review it"
     edits = [lsp.TextEdit(lsp_range(index, e.start, e.end), e.text) for e in fix.edits]
+    if formatted:
+        fixed, applied = apply_edits(text, [fix])
+        laid_out = keep_layout(text, fixed, formatted=True) if applied else fixed
+        edit = minimal_edit(text, laid_out, index) if laid_out != fixed else None
+        edits = [edit] if edit is not None else edits
     return lsp.CodeAction(
         title=f"{code}: {fix.description} ({label})",
         kind=lsp.CodeActionKind.QuickFix,
@@ -154,6 +179,7 @@ def _fix_all(uri: str, text: str, index: LineIndex, published: Published) -> lsp
     fixed, applied = apply_edits(text, [f for f in fixes if f is not None])
     if not applied or fixed == text:
         return None
+    fixed = keep_layout(text, fixed)
     before = parse_config(text.encode("utf-8", errors="surrogateescape"))
     after = parse_config(fixed.encode("utf-8", errors="surrogateescape"))
     if after.config is None and before.config is not None:

@@ -31,6 +31,7 @@ from pbtxt_lint.textproto.format import FormatError, format_text
 from pbtxt_lint.textproto.parse import ParsedConfig, parse_config
 from pbtxt_lint.textproto.tokenizer import Token, TokenKind, string_value
 from pbtxt_lint.textproto.tree import Block, Document, Field, ListValue, Scalar
+from pbtxt_lint.textproto.write import is_formatted, keep_layout
 from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
 from pbtxt_lint.triton.autofill import is_ensemble as is_ensemble_config
 from pbtxt_lint.triton.backends import BACKENDS, PLATFORMS
@@ -81,8 +82,10 @@ __all__ = [
     "describe_model",
     "format_text",
     "is_ensemble_config",
+    "is_formatted",
     "is_map",
     "is_repeated",
+    "keep_layout",
     "known_rules",
     "lint",
     "load_repository",

@@ -4,6 +4,15 @@
 run (`context.completed`, emulated in `pbtxt_lint.analysis.autocomplete`) and the core
 has added its server-side defaults; `init` writes the explicit part of that config as
 a starter config.pbtxt.
+
+Both write through pbtxt-lint's one writer (`textproto.write`): `fmt` layout, fields in
+the conventional order. `complete` does not mirror a text layout of Triton's: Triton
+serves this config as JSON (`convert --to json` writes that), and the only text it
+prints, the verbose log's "Server side auto-completed config" (model_config_utils.cc:
+protobuf's `DebugString`, in field-number order, `backend` last), is the config before
+the backend's auto-complete and the default instance groups, not this one. What
+`complete` prints is what a user pastes into config.pbtxt to stop depending on
+auto-complete, so it is what `fmt` keeps.
 """
 
 from __future__ import annotations
@@ -19,6 +28,8 @@ from pbtxt_lint.repository.layout import load_repository
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
 from pbtxt_lint.settings import Settings
+from pbtxt_lint.textproto.format import FormatError
+from pbtxt_lint.textproto.write import write_config
 from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, core_autofill
 from pbtxt_lint.triton.backends import BACKENDS
 
@@ -58,10 +69,7 @@ def complete_command(model_dir: Path, settings: Settings) -> str:
     elif completed.note:
         notes.append(f"# The backend filled nothing: {completed.note}.")
     notes.extend(_server_defaults(config, settings.gpus))
-    from google.protobuf import text_format
-
-    body = text_format.MessageToString(config, use_short_repeated_primitives=True)
-    return "\n".join(notes) + "\n" + body
+    return _write(config, notes)
 
 
 def init_command(model_dir: Path, force: bool) -> Path:
@@ -108,11 +116,16 @@ def init_command(model_dir: Path, force: bool) -> Path:
             f"# max_batch_size {starter.max_batch_size} is Triton's auto-complete default: "
             "set it to what the model and GPU can take."
         )
-    from google.protobuf import text_format
-
-    body = text_format.MessageToString(starter, use_short_repeated_primitives=True)
-    _write_atomically(target, "\n".join(header) + "\n" + body, force)
+    _write_atomically(target, _write(starter, header), force)
     return target
+
+
+def _write(config: ModelConfig, header: list[str]) -> str:
+    """The config as pbtxt-lint writes every config, after the header comments."""
+    try:
+        return write_config(config, header)
+    except FormatError as error:
+        raise CommandError(f"cannot write the configuration of '{config.name}': {error}") from None
 
 
 def _model_context(model_dir: Path, settings: Settings) -> ModelContext:

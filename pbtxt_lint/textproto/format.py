@@ -67,8 +67,16 @@ def format_config(data: bytes) -> bytes:
     Line endings (LF or CRLF) are kept, and so are bytes that are not UTF-8 (a Latin-1
     comment): they travel through as surrogate escapes.
     """
+    return format_text(decode_text(data)).encode("utf-8", errors="surrogateescape")
+
+
+def decode_text(data: bytes) -> str:
+    """A config file's text, bytes that are not UTF-8 kept as surrogate escapes.
+
+    Raises FormatError when they cannot be kept that way.
+    """
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         text = data.decode("utf-8", errors="surrogateescape")
         # The parser counts one U+FFFD per bad byte; offsets must line up with `text`.
@@ -77,7 +85,7 @@ def format_config(data: bytes) -> bytes:
                 f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start}); "
                 "save it as UTF-8 first"
             ) from None
-    return format_text(text).encode("utf-8", errors="surrogateescape")
+        return text
 
 
 def format_text(text: str) -> str:
