@@ -41,6 +41,8 @@ KEYS = (
     "triton-version",
     "config-only",
     "python-packages",
+    "container",
+    "backends",
 )
 
 
@@ -116,6 +118,9 @@ class Options:
     triton_version: str | None = None
     config_only: bool | None = None
     python_packages: Path | None = None
+    container: str | None = None
+    backends: tuple[str, ...] = ()
+    """Empty: not given; `("",)` (`--backends ""`) declares nothing beyond the image."""
 
 
 @dataclass
@@ -267,7 +272,72 @@ def parse_table(table: Mapping[str, Any], path: Path) -> _Layer:
             if not isinstance(value, str) or not value:
                 raise ConfigError(where, 'must be a path: python-packages = "requirements.txt"')
             layer.values[key] = _packages_file(path.parent / value, where)
+        elif key == "container":
+            if not isinstance(value, str):
+                raise ConfigError(where, 'must be a string: container = "py3"')
+            layer.values[key] = _container(value, where)
+        elif key == "backends":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(where, 'must be a list of backend names, e.g. ["vllm"]')
+            layer.values[key] = _backends(value, where)
     return layer
+
+
+def _container(value: str, where: str) -> str:
+    """An image flavour of `pbtxt_lint.triton.backends.IMAGES`, with a did-you-mean."""
+    from pbtxt_lint.triton.backends import IMAGES  # deferred: only profiles need it
+
+    name = value.strip()
+    if name in IMAGES:
+        return name
+    known = ", ".join(IMAGES)
+    tag = name.rsplit(":", 1)[-1]
+    release, _, flavour = tag.partition("-")
+    if flavour in IMAGES and release.replace(".", "").isdigit():
+        raise ConfigError(
+            where,
+            f"'{value}' is an image tag: write container = \"{flavour}\" and "
+            f'triton-version = "{release}"',
+        )
+    kind = next((k for k in ("py3-min", "py3-sdk") if k in (name, flavour)), None)
+    if kind is not None:
+        what = (
+            "the base image Triton is built from (CUDA, cuDNN, TensorRT), not a server image"
+            if kind == "py3-min"
+            else "the client SDK image, not a server image"
+        )
+        raise ConfigError(
+            where,
+            f"{kind} is {what}; for an image built from py3-min (compose.py, build.py) write "
+            'container = "custom" and list its backends in `backends`',
+        )
+    raise ConfigError(
+        where, f"unknown container '{value}'{did_you_mean(name, IMAGES)} (known: {known})"
+    )
+
+
+def _backends(values: Sequence[str], where: str) -> frozenset[str]:
+    """Backend names as Triton looks them up (`backends/<name>/`): a platform or a path
+    is a mistake the host profile must not hide."""
+    from pbtxt_lint.triton.backends import PLATFORMS  # deferred: only profiles need it
+
+    names = set()
+    for value in values:
+        name = value.strip()
+        if not name or "/" in name or "\\" in name or name != value:
+            raise ConfigError(
+                where, f"'{value}' is not a backend name (a folder name under backends/)"
+            )
+        platform = PLATFORMS.get(name)
+        if platform is not None or name == "ensemble":
+            backend = platform.backend if platform is not None else None
+            raise ConfigError(
+                where,
+                f"'{name}' is a platform, not a backend"
+                + (f"; its backend is '{backend}'" if backend else "; ensembles need no backend"),
+            )
+        names.add(name)  # a custom backend's name is as good as a published one
+    return frozenset(names)
 
 
 def _packages_file(path: Path, where: str) -> Path:
@@ -327,6 +397,11 @@ def cli_layer(options: Options) -> _Layer:
         layer.values["python-packages"] = _packages_file(
             options.python_packages, "--python-packages"
         )
+    if options.container is not None:
+        layer.values["container"] = _container(options.container, "--container")
+    if options.backends:
+        names = [n for value in options.backends for n in value.split(",") if n.strip()]
+        layer.values["backends"] = _backends([n.strip() for n in names], "--backends")
     return layer
 
 
@@ -358,6 +433,8 @@ def merge(
         severity=values.get("severity", ()),
         target=target.release if target is not None else None,
         python_packages=values.get("python-packages"),
+        container=values.get("container"),
+        backends=values.get("backends"),
     )
     defaults = {
         "select": "all rules",
@@ -367,17 +444,38 @@ def merge(
         "severity": "each rule's own",
         "disable-auto-complete-config": "false",
         "model-config-name": "none (config.pbtxt)",
-        "gpus": "unknown",
+        "gpus": "unknown (GPU placement is a fact about the host, not a verdict)",
         "triton-version": "newest known",
         "config-only": "false",
         "python-packages": "none (third-party imports are facts about the host)",
+        "container": "unknown (backend availability is a fact, not a verdict)",
+        "backends": "unknown",
     }
     for key in KEYS:
         origins.setdefault(key, Origin(defaults[key], "default"))
     if target is not None:
         shown = f"{target.requested}: {target.note}" if target.note else target.release.label
         origins["triton-version"] = replace(origins["triton-version"], value=shown)
+    if settings.backends_declared:
+        origins["container"] = replace(origins["container"], value=_host_image(settings))
     return settings, {key: origins[key] for key in KEYS}, target
+
+
+def _host_image(settings: Settings) -> str:
+    """`py3 (the standard image of 26.09 ships dali, fil, ...)` for --show-settings."""
+    from pbtxt_lint.triton.backends import IMAGES, host_backends, shipped_backends
+
+    host = host_backends(settings)
+    assert host is not None  # a declared profile
+    image = IMAGES[host.image]
+    shipped = shipped_backends(host.image, host.release)
+    what = (
+        ", ".join(sorted(shipped)) or "nothing"
+        if shipped is not None
+        else "backends pbtxt-lint does not know"
+    )
+    default = "" if settings.container else " (the default once `backends` is set)"
+    return f"{host.image}{default}: {image.about}; release {host.release.container} ships {what}"
 
 
 def _show(value: object) -> str:

@@ -71,7 +71,8 @@ class Settings:
     """Target host, target release and rule selection.
 
     The defaults are Triton's own: auto-complete on, `config.pbtxt`, an unknown target
-    host (so GPU placement problems are warnings, not errors) and the newest release.
+    host (so what depends on its GPUs or backends is a fact, not a verdict) and the
+    newest release.
     Codes are full codes or prefixes (`PL3`); names are resolved to codes before here.
     """
 
@@ -85,10 +86,21 @@ class Settings:
     per_path_ignores: tuple[PathIgnore, ...] = ()
     severity: tuple[tuple[str, Severity], ...] = ()
     target: Release | None = None  # None: the newest release
-    # --- host profile (issue 20; the lead's host-profile feature extends this) ---
+    # --- the target host's profile: each part is None until the user declares it ---
     python_packages: Path | None = None
     """A requirements / pip-freeze file of the serving image's Python packages: a
     module none of them provides is then a verdict, not a fact about the host."""
+    container: str | None = None
+    """The NGC tritonserver image flavour the host runs (`py3`, `vllm-python-py3`,
+    ... or `custom`); None: not declared."""
+    backends: frozenset[str] | None = None
+    """Backends installed on the host beyond those its image ships; None: not declared."""
+
+    @property
+    def backends_declared(self) -> bool:
+        """Did the user say which backends the host has (`container` or `backends`)?
+        Only then is a backend the host lacks a verdict instead of a fact."""
+        return self.container is not None or self.backends is not None
 
     def wants(self, code: str) -> bool:
         """Is `code` selected? The most specific matching prefix decides, so

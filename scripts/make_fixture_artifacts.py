@@ -704,6 +704,8 @@ ARTIFACTS: dict[str, Spec] = {
     # TensorRT plans: only the header is meaningful without a GPU.
     "PL630/fail_plan_for_other_release/m/1/model.plan": Plan((8, 6, 1, 6)),
     "PL630/pass_plan_matches_release/m/1/model.plan": Plan((10, 8, 0, 43)),
+    "PL630/fail_plan_for_declared_image/m/1/model.plan": Plan((8, 6, 1, 6)),
+    "PL630/pass_main_image_unknown/m/1/model.plan": Plan((8, 6, 1, 6)),
     "PL631/fail_header_only/m/1/model.plan": Plan(),
     "PL631/pass_config_only/m/1/model.plan": Plan(),
     "PL632/fail_truncated_plan/m/1/model.plan": Plan(declared=98_566_144),

@@ -69,6 +69,8 @@ model-config-name = "prod"
 gpus = 2
 triton-version = "24.10"
 config-only = true
+container = "vllm-python-py3"
+backends = ["fastertransformer", "glmbackend"]
 """
     )
     (group,) = resolve_settings([project / "models"], Options())
@@ -84,6 +86,8 @@ config-only = true
         per_path_ignores=(PathIgnore("legacy/**", frozenset({"PL103"}), project),),
         severity=(("PL103", Severity.WARNING),),
         target=resolve("2.51").release,
+        container="vllm-python-py3",
+        backends=frozenset({"fastertransformer", "glmbackend"}),
     )
 
 
@@ -158,6 +162,17 @@ def test_path_globs(tmp_path: Path, pattern: str, path: str, matches: bool) -> N
         ('per-path-ignores = { "a/**" = ["PL99"] }', "per-path-ignores.a/**: no rule code"),
         ("config-only = 1", "config-only: must be true or false"),
         ("select = [", "invalid TOML"),
+        ('container = "vllm-py3"', "unknown container 'vllm-py3'; did you mean 'vllm-python-py3'?"),
+        ('container = "24.10-py3"', 'write container = "py3" and triton-version = "24.10"'),
+        ('container = "py3-min"', "py3-min is the base image Triton is built from"),
+        ("container = 3", 'container: must be a string: container = "py3"'),
+        ('backends = "vllm"', "backends: must be a list of backend names"),
+        (
+            'backends = ["onnxruntime_onnx"]',
+            "a platform, not a backend; its backend is 'onnxruntime'",
+        ),
+        ('backends = ["ensemble"]', "'ensemble' is a platform, not a backend"),
+        ('backends = ["backends/custom"]', "is not a backend name"),
     ],
 )
 def test_mistakes_are_usage_errors_naming_file_and_key(
@@ -230,3 +245,48 @@ def test_readme_example_is_a_valid_configuration(tmp_path: Path) -> None:
     (group,) = resolve_settings([tmp_path], Options())
     assert group.settings.target == resolve("24.10").release
     assert group.settings.severity == (("PL108", Severity.ERROR),)
+
+
+def test_host_profile_is_unknown_until_declared(project: Path) -> None:
+    (group,) = resolve_settings([project / "models"], Options())
+    assert group.settings.container is None and group.settings.backends is None
+    assert not group.settings.backends_declared
+    assert group.origins["container"].source == "default"
+    (group,) = resolve_settings([project / "models"], Options(backends=("",)))
+    assert group.settings.backends == frozenset(), '--backends "" declares no extra backend'
+    assert group.settings.backends_declared
+    options = Options(backends=("vllm, stateful", "paddle"), container="py3")
+    (group,) = resolve_settings([project / "models"], options)
+    assert group.settings.backends == {"vllm", "stateful", "paddle"}
+    assert group.settings.container == "py3"
+
+
+def test_host_profile_decides_backend_findings(project: Path) -> None:
+    make_model(
+        project / "llm", "m", GOOD.replace('backend: "python"', 'backend: "fastertransformer"')
+    )
+    assert ("PL113", "info") in codes("llm", "--config-only")
+    assert ("PL113", "error") in codes("llm", "--config-only", "--container", "py3")
+    assert ("PL113", "error") in codes("llm", "--config-only", "--backends", "vllm")
+    found = codes("llm", "--config-only", "--backends", "fastertransformer")
+    assert [c for c in found if c[0] == "PL113"] == []
+
+
+def test_show_settings_lists_what_the_declared_image_ships(project: Path) -> None:
+    code, output, _ = run(
+        "check",
+        "models",
+        "--show-settings",
+        "--container",
+        "vllm-python-py3",
+        "--triton-version",
+        "24.10",
+        "--backends",
+        "stateful",
+    )
+    assert code == 0
+    assert (
+        "container                     vllm-python-py3: vLLM and Python backends only; " in output
+    )
+    assert "release 24.10 ships python, vllm  (command line)" in output
+    assert "backends                      stateful  (command line)" in output

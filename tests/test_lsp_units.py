@@ -59,6 +59,20 @@ def test_wrong_client_settings_are_reported_and_ignored() -> None:
     )
 
 
+def test_client_settings_declare_the_host() -> None:
+    settings = read_client_settings(
+        {"container": "vllm-python-py3", "backends": ["stateful"]}, ClientSettings()
+    )
+    assert settings.options.container == "vllm-python-py3"
+    assert settings.options.backends == ("stateful",)
+    wrong = read_client_settings({"backends": [1], "container": ""}, ClientSettings())
+    assert wrong.options.backends == () and wrong.options.container is None
+    assert wrong.problems == (
+        "backends must be a list of backend names",
+        "container must be a non-empty string",
+    )
+
+
 def _apply(text: str, edit: lsp.TextEdit) -> str:
     index = LineIndex(text)
     start = index.offset(Position(edit.range.start.line, edit.range.start.character))

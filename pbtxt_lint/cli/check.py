@@ -69,7 +69,22 @@ def _usage_error(message: str) -> NoReturn:
     "--gpus",
     type=click.IntRange(min=0),
     metavar="N",
-    help="GPUs on the target host (0 = CPU-only); GPU placement is a warning when unknown.",
+    help="GPUs on the target host (0 = CPU-only); unknown by default, so GPU placement "
+    "is a fact (info), not a verdict.",
+)
+@click.option(
+    "--container",
+    metavar="IMAGE",
+    help="The target host's tritonserver image: py3 (the standard one), pyt-python-py3, "
+    "tf2-python-py3, vllm-python-py3, trtllm-python-py3 or custom; a backend it lacks is "
+    "then an error.",
+)
+@click.option(
+    "--backends",
+    multiple=True,
+    metavar="NAMES",
+    help="Backends installed on the host beyond its image's own (comma-separated, "
+    "repeatable); declares the host's backends like --container.",
 )
 @click.option(
     "--triton-version",
@@ -145,6 +160,8 @@ def check(
     model_config_name: str | None,
     config_only: bool | None,
     gpus: int | None,
+    container: str | None,
+    backends: tuple[str, ...],
     triton_version: str | None,
     python_packages: Path | None,
     select: tuple[str, ...],
@@ -179,6 +196,8 @@ def check(
         triton_version=triton_version,
         config_only=config_only,
         python_packages=python_packages,
+        container=container,
+        backends=backends,
     )
     targets = list(paths) or [Path(".")]
     try:

@@ -1,9 +1,10 @@
 """Settings from the editor: `initializationOptions` or the `pbtxt-lint` configuration
-section, with the keys of the configuration file (`select`, `gpus`, `triton-version`,
-...; camelCase works too). They act like command-line options: they override the
-workspace's `.pbtxt-lint.toml` / `pyproject.toml`, which `pbtxt_lint.config` finds and
-resolves for each file as `check` does. Two keys are the editor's own: `debounce-ms`
-(pause after typing before a lint, default 100) and `docs-url` (where rule codes link).
+section, with the keys of the configuration file (`select`, `gpus`, `container`,
+`backends`, `triton-version`, ...; camelCase works too). They act like command-line
+options: they override the workspace's `.pbtxt-lint.toml` / `pyproject.toml`, which
+`pbtxt_lint.config` finds and resolves for each file as `check` does. Two keys are the
+editor's own: `debounce-ms` (pause after typing before a lint, default 100) and
+`docs-url` (where rule codes link).
 """
 
 from __future__ import annotations
@@ -70,7 +71,15 @@ def read_client_settings(raw: Any, previous: ClientSettings) -> ClientSettings:
             options["gpus"] = gpus
         else:
             problems.append("gpus must be a whole number >= 0")
-    for key in ("triton-version", "model-config-name"):
+    backends = values.get("backends")
+    if backends is not None:
+        if isinstance(backends, str):
+            backends = [backends]
+        if isinstance(backends, list) and all(isinstance(v, str) for v in backends):
+            options["backends"] = tuple(backends)
+        else:
+            problems.append("backends must be a list of backend names")
+    for key in ("triton-version", "model-config-name", "container"):
         value = values.get(key)
         if value is None:
             continue

@@ -1,8 +1,14 @@
-"""What each Triton backend does with a config, as data: one table every rule and the
-auto-complete emulation read, so a fact about a backend is written once.
+"""What each Triton backend does with a config, and which images ship it, as data: one
+table every rule and the auto-complete emulation read, so a fact about a backend is
+written once.
 
-Each entry cites the backend's source where the fact comes from. A backend that is
-not in `BACKENDS` is a custom one: rules then say what is unknown instead of guessing.
+Each entry cites the backend's source where the fact comes from. `BACKENDS` lists every
+backend the Triton project publishes (frameworks, the LLM backends, Triton's own test
+and example backends); one that is not in it is a custom one: rules then say what is
+unknown instead of guessing. `IMAGES` and each entry's `ships_in` say which NGC
+tritonserver image ships the backend by default in which release; `host_backends`
+turns a declared host profile (`container`, `backends`) into the backends the target
+host has.
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pbtxt_lint.schema.datatypes import DATA_TYPES
+from pbtxt_lint.settings import Settings
+from pbtxt_lint.targets import NEWEST, RELEASES, Release, Version
 
 
 @dataclass(frozen=True)
@@ -29,10 +37,37 @@ class Platform:
 
 
 @dataclass(frozen=True)
+class Shipped:
+    """An NGC tritonserver image (`IMAGES`) that ships a backend from release `first`
+    (server version) to `last` (None: still shipping), except in `missing`."""
+
+    image: str
+    first: Version
+    last: Version | None = None
+    missing: tuple[Version, ...] = ()
+
+    def covers(self, release: Version) -> bool:
+        return (
+            self.first <= release
+            and (self.last is None or release <= self.last)
+            and release not in self.missing
+        )
+
+
+@dataclass(frozen=True)
 class Backend:
     """One backend's behaviour, as far as the checks need it."""
 
     name: str
+    published: str = ""
+    """Where the Triton project publishes it (a repository of github.com/
+    triton-inference-server, with a folder for test and example backends)."""
+    ships_in: tuple[Shipped, ...] = ()
+    """The NGC tritonserver images that ship it by default (empty: none; install it)."""
+    python_based: bool = False
+    """Installed as `backends/<name>/model.py` on top of the python backend."""
+    example: bool = False
+    """One of Triton's test or tutorial backends, not meant for serving models."""
     platforms: tuple[str, ...] = ()
     """The platforms the core accepts with this backend (`ValidateModelConfig`)."""
     artifact_format: str | None = None
@@ -134,13 +169,96 @@ PLATFORMS: Mapping[str, Platform] = {
 }
 """Platforms Triton's core resolves (`AutoCompleteBackendFields`); "ensemble" aside."""
 
+# --- which image ships what ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Image:
+    """An NGC tritonserver image flavour (`nvcr.io/nvidia/tritonserver:<yy.mm>-<name>`)
+    whose default backends pbtxt-lint knows from release `first` to `last`."""
+
+    name: str
+    first: Version
+    last: Version | None
+    about: str
+
+
+IMAGES: Mapping[str, Image] = {
+    i.name: i
+    for i in (
+        # server build.py: `enable_all()` lists the backends of a full build from v2.22.0
+        # (22.05) on; earlier build.py versions have no such list, so older py3 images are
+        # unknown here.
+        Image("py3", (2, 22), None, "the standard image"),
+        # Release notes 21.08: "GPU enabled Triton server with only the PyTorch and Python
+        # backends" (quoted in server issue #5461); NGC overview in server issue #6806.
+        Image("pyt-python-py3", (2, 13), None, "PyTorch and Python backends only"),
+        # NGC overview (server issue #6806): "TensorFlow 2.x and Python backends only";
+        # published for 22.01 (server issue #3906); TensorFlow left Triton's images in
+        # 25.03 (build.py of v2.56.0).
+        Image("tf2-python-py3", (2, 18), (2, 55), "TensorFlow and Python backends only"),
+        # vllm_backend README (PR #8): "Starting in release 23.10, Triton includes a
+        # container with the vLLM backend"; server issue #7637: the vLLM image "does not
+        # carry any other backends" (vLLM is Python-based, so the python backend is in it).
+        Image("vllm-python-py3", (2, 39), None, "vLLM and Python backends only"),
+        # tensorrtllm_backend issue #401 (23.10) and server issue #7346 (24.05): the
+        # TensorRT-LLM image "only has TRTLLM and Python backends".
+        Image("trtllm-python-py3", (2, 39), None, "TensorRT-LLM and Python backends only"),
+        # An image built with compose.py or build.py: only the backends listed in
+        # `backends` (compose.py and build.py start from the `-py3-min` image, the build
+        # base: docs/customization_guide/build.md and compose.md).
+        Image("custom", (2, 0), None, "only the backends listed in `backends`"),
+    )
+}
+"""Image flavours a host profile can name (`container`); py3-min (the build base) and
+py3-sdk (the clients) are not server images and are not among them."""
+
+_PY3 = "py3"
+_FULL = (Shipped(_PY3, (2, 22)),)
+"""In every py3 image pbtxt-lint knows (build.py `enable_all()`, v2.22.0 on)."""
+
+
+def _unchecked(
+    name: str,
+    published: str,
+    *,
+    ships_in: tuple[Shipped, ...] = (),
+    optional_inputs: bool | None = None,
+    completes_itself: bool = False,
+    python_based: bool = False,
+    example: bool = False,
+) -> Backend:
+    """A published backend whose config handling pbtxt-lint has not checked: which
+    fields, parameters, devices and tensor facts it reads is unknown, so no rule says
+    that it ignores or refuses any of them."""
+    return Backend(
+        name,
+        published=published,
+        ships_in=ships_in,
+        python_based=python_based,
+        example=example,
+        completes_itself=completes_itself,
+        optional_inputs=optional_inputs,
+        reads_secondary_devices=None,
+        reads_fields_known=False,
+        fills_listed_types_known=False,
+    )
+
+
+_SERVER_TEST = "server (src/test/{}: Triton's own test backend, built into its QA image only)"
+_EXAMPLE = "backend (examples/backends/{}: a tutorial backend)"
+
 BACKENDS: Mapping[str, Backend] = {
     b.name: b
     for b in (
         # onnxruntime_backend src/onnxruntime.cc: AutoCompleteConfig skips a config with
         # inputs and outputs; optional inputs only without batching; KIND_CPU count 2.
+        # Left out of 24.02 (server issue #6991: "ONNX Runtime backend is not included
+        # with 24.02 release").
         Backend(
             "onnxruntime",
+            published="onnxruntime_backend",
+            ships_in=(Shipped(_PY3, (2, 22), missing=((2, 43),)),),
             platforms=("onnxruntime_onnx",),
             artifact_format="onnx",
             default_filename="model.onnx",
@@ -155,6 +273,8 @@ BACKENDS: Mapping[str, Backend] = {
         # dims and max_batch_size from the engine (only on a GPU instance).
         Backend(
             "tensorrt",
+            published="tensorrt_backend",
+            ships_in=_FULL,
             platforms=("tensorrt_plan",),
             artifact_format="plan",
             default_filename="model.plan",
@@ -179,6 +299,8 @@ BACKENDS: Mapping[str, Backend] = {
         # types, no bfloat16; one response per request.
         Backend(
             "pytorch",
+            published="pytorch_backend",
+            ships_in=(*_FULL, Shipped("pyt-python-py3", (2, 13))),
             platforms=("pytorch_libtorch", "torch_aoti"),
             optional_inputs=False,
             single_response=True,
@@ -187,8 +309,16 @@ BACKENDS: Mapping[str, Backend] = {
             parameters=(*PYTORCH_BOOL, *PYTORCH_INT),
         ),
         # tensorflow_backend src/tensorflow.cc: auto-complete from the SavedModel signature.
+        # build.py `enable_all()` lists it (as tensorflow1/tensorflow2 until v2.32.0, the
+        # core maps `tensorflow` to one of them) up to v2.55.0 and no longer from v2.56.0
+        # (25.03); server commit fd19783 (#8089): "tf model cannot load after 25.03".
         Backend(
             "tensorflow",
+            published="tensorflow_backend",
+            ships_in=(
+                Shipped(_PY3, (2, 22), (2, 55)),
+                Shipped("tf2-python-py3", (2, 18), (2, 55)),
+            ),
             platforms=("tensorflow_graphdef", "tensorflow_savedmodel"),
             fills_empty_io=True,
             fills_max_batch_size=True,
@@ -202,6 +332,8 @@ BACKENDS: Mapping[str, Backend] = {
         # openvino_backend src/openvino.cc: auto-complete from the IR; CPU only.
         Backend(
             "openvino",
+            published="openvino_backend",
+            ships_in=_FULL,
             artifact_format="openvino",
             default_filename="model.xml",
             fills_empty_io=True,
@@ -218,8 +350,17 @@ BACKENDS: Mapping[str, Backend] = {
             ),
         ),
         # python_backend src/python_be.cc and pb_stub.cc: auto_complete_config in model.py.
+        # In every image: the LLM images serve their Python-based backends with it.
         Backend(
             "python",
+            published="python_backend",
+            ships_in=(
+                *_FULL,
+                Shipped("pyt-python-py3", (2, 13)),
+                Shipped("tf2-python-py3", (2, 18), (2, 55)),
+                Shipped("vllm-python-py3", (2, 39)),
+                Shipped("trtllm-python-py3", (2, 39)),
+            ),
             artifact_format="python",
             default_filename="model.py",
             completes_in_model_py=True,
@@ -230,58 +371,157 @@ BACKENDS: Mapping[str, Backend] = {
         # dali_backend: fills I/O and data types from the pipeline, dims when it can.
         Backend(
             "dali",
+            published="dali_backend",
+            ships_in=_FULL,
             fills_empty_io=True,
             fills_max_batch_size=True,
             fills_listed_types=frozenset({"data_type"}),
             optional_inputs=False,
         ),
         # fil_backend: no auto-complete of listed tensors; one response per request.
-        Backend("fil", single_response=True),
-        # identity_backend (Triton's test backend) opts in to optional inputs.
-        Backend(
-            "identity",
-            optional_inputs=True,
-            reads_secondary_devices=None,
-            reads_fields_known=False,
-            fills_listed_types_known=False,
-        ),
-        Backend(
-            "repeat",
-            reads_secondary_devices=None,
-            reads_fields_known=False,
-            fills_listed_types_known=False,
-        ),
-        Backend(
-            "square",
-            reads_secondary_devices=None,
-            reads_fields_known=False,
-            fills_listed_types_known=False,
-        ),
+        # (Missing from the arm64 py3 images of 24.12 and 25.01 only: server issue #7991.)
+        Backend("fil", published="fil_backend", ships_in=_FULL, single_response=True),
+        # identity_backend (Triton's test backend) opts in to optional inputs; identity,
+        # repeat and square are in build.py's `enable_all()` list.
+        _unchecked("identity", "identity_backend", ships_in=_FULL, optional_inputs=True),
+        _unchecked("repeat", "repeat_backend", ships_in=_FULL),
+        _unchecked("square", "square_backend", ships_in=_FULL),
         # tensorrtllm_backend's ModelState does not refuse optional inputs.
-        Backend(
+        _unchecked(
             "tensorrtllm",
+            "tensorrtllm_backend",
+            ships_in=(Shipped("trtllm-python-py3", (2, 39)),),
             optional_inputs=True,
-            reads_secondary_devices=None,
-            reads_fields_known=False,
-            fills_listed_types_known=False,
         ),
         # vllm_backend: a Python-based backend whose model.py adds its I/O at load.
-        Backend(
+        _unchecked(
             "vllm",
+            "vllm_backend",
+            ships_in=(Shipped("vllm-python-py3", (2, 39)),),
             completes_itself=True,
             optional_inputs=True,
-            reads_secondary_devices=None,
-            reads_fields_known=False,
-            fills_listed_types_known=False,
+            python_based=True,
+        ),
+        # Published by the Triton project, shipped in no image: build.py builds
+        # fastertransformer ("not officially supported"); paddlepaddle_backend, stateful_backend
+        # and hugectr_backend document their own builds.
+        _unchecked("fastertransformer", "fastertransformer_backend"),
+        _unchecked("paddle", "paddlepaddle_backend"),
+        _unchecked("stateful", "stateful_backend"),
+        _unchecked("hugectr", "hugectr_backend"),
+        # build.py clones it from gitlab.com/arm-research/smarter (`--backend armnn_tflite`).
+        _unchecked("armnn_tflite", "gitlab.com/arm-research/smarter/armnn_tflite_backend"),
+        # tutorials Popular_Models_Guide/StableDiffusion/backend/diffusion/model.py.
+        _unchecked(
+            "diffusion",
+            "tutorials (Popular_Models_Guide/StableDiffusion/backend/diffusion)",
+            python_based=True,
+            example=True,
+        ),
+        # Triton's test backends (server src/test/*; Dockerfile.QA copies each library
+        # into the version folders of its qa models) and the backend repository's examples.
+        *(
+            _unchecked(name, _SERVER_TEST.format(folder), example=True)
+            for name, folder in (
+                ("implicit_state", "implicit_state"),
+                ("sequence", "sequence"),
+                ("dyna_sequence", "dyna_sequence"),
+                ("iterative_sequence", "iterative_sequence"),
+                ("distributed_addsub", "distributed_addsub"),
+                ("query", "query_backend"),
+            )
+        ),
+        *(
+            _unchecked(name, _EXAMPLE.format(name), example=True)
+            for name in ("bls", "minimal", "recommended")
         ),
     )
 }
-"""Backends Triton's core and the NGC containers know; anything else is custom."""
+"""Backends the Triton project publishes; anything else is custom."""
 
 
 def backend(name: str) -> Backend | None:
     """The table entry of backend `name`, None for a custom backend (or none)."""
     return BACKENDS.get(name)
+
+
+def shipped_backends(image: str, release: Release | None) -> frozenset[str] | None:
+    """The backends image `image` of `release` (None: the newest) ships by default;
+    None when pbtxt-lint does not know (an older release, an image not published then)."""
+    flavour = IMAGES.get(image)
+    server = (release or NEWEST).server
+    if flavour is None or server < flavour.first:
+        return None
+    if flavour.last is not None and server > flavour.last:
+        return None
+    return frozenset(
+        entry.name
+        for entry in BACKENDS.values()
+        if any(s.image == image and s.covers(server) for s in entry.ships_in)
+    )
+
+
+def images_shipping(name: str, release: Release | None) -> list[str]:
+    """The image flavours that ship backend `name` in `release`; None: in any release."""
+    entry = BACKENDS.get(name)
+    if entry is None:
+        return []
+    if release is None:
+        return list(dict.fromkeys(s.image for s in entry.ships_in))
+    return [s.image for s in entry.ships_in if s.covers(release.server)]
+
+
+@dataclass(frozen=True)
+class HostBackends:
+    """The backends a declared host profile has."""
+
+    names: frozenset[str]
+    """Installed for sure: the image's default backends and the declared ones."""
+    maybe: frozenset[str]
+    """Shipped by the image in some releases only, when the release is not declared."""
+    complete: bool
+    """False when the image's default backends are unknown for the release: a name
+    outside `names` may still be installed."""
+    image: str
+    release: Release
+    """The declared release, or the one the image is taken at (its newest)."""
+    release_declared: bool
+    declared: frozenset[str]
+
+    @property
+    def image_label(self) -> str:
+        """`the tritonserver:24.10-py3 image`, or `a custom tritonserver image`."""
+        if self.image == "custom":
+            return "a custom tritonserver image"
+        label = f"the tritonserver:{self.release.container}-{self.image} image"
+        return label if self.release_declared else f"{label} (--triton-version not given)"
+
+
+def host_backends(settings: Settings) -> HostBackends | None:
+    """What the declared host profile says about backends; None when the user declared
+    neither `container` nor `backends` (then the host is unknown). Without a declared
+    release the image is taken at its newest, and a backend it ships in other releases
+    only (tensorflow in py3 up to 25.02) is `maybe`."""
+    if not settings.backends_declared:
+        return None
+    image = settings.container or _PY3
+    declared = settings.backends or frozenset()
+    release = settings.target
+    if release is None:
+        last = IMAGES[image].last
+        release = next((r for r in RELEASES if r.server == last), NEWEST) if last else NEWEST
+    shipped = shipped_backends(image, release)
+    names = (shipped or frozenset()) | declared
+    maybe: frozenset[str] = frozenset()
+    if settings.target is None:
+        maybe = frozenset(
+            entry.name
+            for entry in BACKENDS.values()
+            if entry.name not in names and any(s.image == image for s in entry.ships_in)
+        )
+    return HostBackends(
+        names, maybe, shipped is not None, image, release, settings.target is not None, declared
+    )
 
 
 def default_filename(config_platform: str, config_backend: str) -> str | None:

@@ -19,12 +19,8 @@ WARNING, INFO = Severity.WARNING, Severity.INFO
 LOAD = Stage.LOAD
 
 
-def _shipped(container: str) -> str:
-    """The TensorRT versions a release's images ship, as the message lists them."""
-    # deferred: the TensorRT reader loads with the first plan (start-up time)
-    from pbtxt_lint.artifacts.tensorrt import TENSORRT_OF_RELEASE
-
-    known = TENSORRT_OF_RELEASE.get(container, ())
+def _shipped(known: tuple[tuple[str, str], ...]) -> str:
+    """The TensorRT versions of (image, version) pairs, as the message lists them."""
     return ", ".join(f"{version} ({image} image)" for image, version in known)
 
 
@@ -44,10 +40,13 @@ def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     architecture): another TensorRT refuses to deserialize it, and Triton reports
     "unable to create TensorRT engine". The plan header records the version that built
     it (bytes 24-27); with `--triton-version` pbtxt-lint compares it with the TensorRT
-    that release ships, from NVIDIA's release notes. Plans built with TensorRT >= 8.6
-    as version-compatible (kVERSION_COMPATIBLE) load on later versions when Triton runs
-    with `--backend-config=tensorrt,version-compatible=true`; the header does not say
-    whether a plan is, so this is a warning.
+    that release ships, from NVIDIA's release notes (with `--container`, the TensorRT
+    of that image only). Plans built with TensorRT >= 8.6 as version-compatible
+    (kVERSION_COMPATIBLE) load on later versions when Triton runs with
+    `--backend-config=tensorrt,version-compatible=true`; the header does not say
+    whether a plan is, so this is a warning. When the only TensorRT pbtxt-lint knows
+    for the release is another image's (the TensorRT-LLM one) and `--container` is not
+    given, which image the host runs is unknown: the finding is then info.
 
     Bad:
         pbtxt-lint check --triton-version 25.02   (model.plan built with TensorRT 8.6.1)
@@ -62,17 +61,22 @@ def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     from pbtxt_lint.artifacts.tensorrt import TENSORRT_OF_RELEASE, releases_shipping, same_release
 
     known = TENSORRT_OF_RELEASE.get(target.container, ())
+    image = context.settings.container
+    if image is not None:
+        known = tuple((i, version) for i, version in known if i == image)
     if not known:
         return
+    images = {i for i, _ in known}
+    # Without a declared image, only the main image's TensorRT is a verdict.
+    severity = INFO if image is None and "py3" not in images else None
     for artifact, signature in plans:
         version = signature.tensorrt_version
         if version is None or any(same_release(version, text) for _, text in known):
             continue
-        images = {image for image, _ in known}
         unknown_main = (
             f"; the TensorRT of its main {target.container}-py3 image is not in pbtxt-lint's "
             "table, check the frameworks support matrix if you deploy that image"
-            if "py3" not in images
+            if "py3" not in images and image is None
             else ""
         )
         compatible = (
@@ -88,11 +92,12 @@ def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"{shown_path(artifact, context)} was built with TensorRT {signature.version_text} "
             f"(read from the plan header), but Triton {target.label} ships TensorRT "
-            f"{_shipped(target.container)}: a plan only deserializes on the TensorRT that "
+            f"{_shipped(known)}: a plan only deserializes on the TensorRT that "
             f'built it, so loading fails with "unable to create TensorRT engine"{compatible}'
             f"{unknown_main}",
             file=artifact.opened,
             hint=hint,
+            severity=severity,
         )
 
 

@@ -23,8 +23,9 @@ from pbtxt_lint.rules.features.common import (
 )
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key
+from pbtxt_lint.triton.parameters import leading_int
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 GPU_ACCELERATORS = ("tensorrt", "cuda")
 CPU_ACCELERATORS = ("openvino",)
@@ -75,6 +76,20 @@ TRT_EP_KEYS = (
 CUDA_EP_BOOL = ("do_copy_in_default_stream", "use_ep_level_unified_stream")
 
 
+def _size_problem(text: str) -> str | None:
+    """Why `ParseUnsignedLongLongValue` (`std::stoull`) rejects a size, or None: unlike
+    the other numbers it takes 64 bits (onnxruntime_backend src/onnxruntime.cc)."""
+    value = leading_int(text)
+    if value is None:
+        return (
+            f"'{text}' is not a number (\"failed to convert '{text}' to unsigned long long "
+            'integral number")'
+        )
+    if value >= 1 << 64:
+        return f"'{text}' does not fit 64 bits (std::stoull throws)"
+    return None
+
+
 def _accelerator_problems(
     name: str, params: Mapping[str, str]
 ) -> Iterator[tuple[str | None, str, str]]:
@@ -98,7 +113,9 @@ def _accelerator_problems(
             hint = f'write value: "{upper}"' if upper in TRT_EP_PRECISIONS else 'write "FP16"'
         elif key in TRT_EP_BOOL:
             why = bool_problem(value)
-        elif key in TRT_EP_INT or key == "max_workspace_size_bytes":
+        elif key == "max_workspace_size_bytes":
+            why, hint = _size_problem(value), INT_HINT
+        elif key in TRT_EP_INT:
             why, hint = int_problem(value), INT_HINT
         else:
             why = None
@@ -121,7 +138,9 @@ def execution_accelerator_invalid(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime knows the GPU accelerators `tensorrt` and `cuda` (used by GPU
     instances) and the CPU accelerator `openvino`; TensorRT accelerator parameters are a
     fixed list (`precision_mode` is FP32, FP16, BF16 or INT8, upper case). Anything else
-    fails the model when an instance is created.
+    fails the model when an instance is created. Whether a KIND_AUTO instance (or the
+    default group) runs on a GPU depends on the host: without `--gpus N` a GPU
+    accelerator problem of such a model is info (it fails on a host with a GPU).
 
     Bad:
         gpu_execution_accelerator : [ { name : "tensorrt"
@@ -149,10 +168,16 @@ def execution_accelerator_invalid(context: ModelContext) -> Iterator[Finding]:
     for index, accelerator in enumerate(accelerators.gpu_execution_accelerator):
         at: FieldPath = (*base, "gpu_execution_accelerator", index)
         for key, why, hint in _accelerator_problems(accelerator.name, accelerator.parameters):
+            where = (
+                "; ONNX Runtime refuses the model on a host with a GPU (where its "
+                "instances without a kind run on the GPU)"
+                if gpu is WARNING
+                else ""
+            )
             yield Finding(
                 f"gpu_execution_accelerator {index} of ONNX Runtime model "
-                f"'{context.model.name}': {why}",
+                f"'{context.model.name}': {why}{where}",
                 at=(*at, "name") if key is None else (*at, "parameters", Key(key)),
                 hint=hint,
-                severity=WARNING if gpu is WARNING else None,
+                severity=INFO if gpu is WARNING else None,
             )

@@ -74,8 +74,10 @@ def onnxruntime_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
             problem = f"{value} is not one of {', '.join(map(str, choices))}"
         if problem:
             yield Finding(
-                f"parameter {key} {where}: {problem} (read on GPU instances)",
+                f"parameter {key} {where}: {problem} (read on GPU instances"
+                + (", so the model fails on a host with a GPU)" if gpu is WARNING else ")"),
                 at=("parameters", Key(key), "value", "string_value"),
                 hint=f"use one of {', '.join(map(str, choices))}",
-                severity=WARNING if gpu is WARNING else None,
+                # whether instances without a kind land on a GPU is a fact about the host
+                severity=Severity.INFO if gpu is WARNING else None,
             )

@@ -14,22 +14,26 @@ from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.textproto.binder import suggest
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 SHIPPED_REPO_AGENTS = ("checksum",)
-"""Repository agents whose library ships in NGC Triton images (`/opt/tritonserver/repoagents`)."""
+"""Repository agents whose library ships in NGC Triton images (`/opt/tritonserver/repoagents`):
+server build.py `enable_all()` builds `all_repoagents = ["checksum"]`."""
 
 
 @rule(
     "PL718",
     "repository-agent-not-shipped",
     WARNING,
-    "A repository agent whose library does not ship with Triton.",
+    "A repository agent whose library does not ship with Triton: a misspelt `checksum` "
+    "(warning) or one the host must have installed (info).",
 )
 def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
     """Triton loads `libtritonrepoagent_<name>.so` from its repoagents folder when it
-    polls the model; NGC images ship only `checksum`. Any other agent must be installed,
-    or the model fails: `unable to find 'libtritonrepoagent_<name>.so' for repo agent`.
+    polls the model; NGC images ship only `checksum`. Any other agent must be installed
+    on the host, or the model fails: `unable to find 'libtritonrepoagent_<name>.so' for
+    repo agent`. A name close to `checksum` is most likely a typo (warning); any other
+    is a custom agent, a fact about the host (info).
 
     Bad:
         model_repository_agents { agents [ { name: "checksums" } ] }
@@ -42,15 +46,27 @@ def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
     for index, agent in enumerate(config.model_repository_agents.agents):
         if not agent.name or agent.name in SHIPPED_REPO_AGENTS:
             continue
+        at = ("model_repository_agents", "agents", index, "name")
         guess = suggest(agent.name, SHIPPED_REPO_AGENTS, cutoff=0.7)
+        if guess is not None:
+            yield Finding(
+                f"repository agent '{agent.name}' of model '{context.model.name}' does not "
+                f"ship with Triton and looks like a misspelling of '{guess}'; unless "
+                f"libtritonrepoagent_{agent.name}.so is installed in the repoagents folder, the "
+                "model fails to load",
+                at=at,
+                hint=f'did you mean name: "{guess}"?',
+            )
+            continue
         yield Finding(
-            f"repository agent '{agent.name}' of model '{context.model.name}' does not ship with "
-            f"Triton; unless libtritonrepoagent_{agent.name}.so is installed in the repoagents "
-            "folder, the model fails to load",
-            at=("model_repository_agents", "agents", index, "name"),
-            hint=f'did you mean name: "{guess}"?'
-            if guess
-            else f"install libtritonrepoagent_{agent.name}.so (--repoagent-directory)",
+            f"repository agent '{agent.name}' of model '{context.model.name}' is a custom "
+            f"agent: the host must have libtritonrepoagent_{agent.name}.so in its repoagents "
+            "folder (Triton images ship only checksum), or the model fails to load",
+            at=at,
+            hint="nothing to do if the host has it; Triton looks for "
+            f"<repoagent-directory>/{agent.name}/libtritonrepoagent_{agent.name}.so "
+            "(/opt/tritonserver/repoagents by default)",
+            severity=INFO,
         )
 
 

@@ -5,9 +5,10 @@ Triton normalises the instance groups after it has found the backend library
 default counts), validates them (`ValidateInstanceGroup`), then each backend checks the
 kinds it supports when it creates the instances. Every one of these is a load-time
 failure. Where a GPU is involved the answer depends on the target host: with
-`--gpus N` the rules are exact, without it they warn about what fails on a host with
-fewer GPUs. Ensembles have no instance groups and are skipped. The groups as Triton
-resolves them come from `pbtxt_lint.analysis.instances`.
+`--gpus N` (the host profile) the rules are exact, without it they state what the
+model needs from its host (info), never a guess about it. Ensembles have no instance
+groups and are skipped. The groups as Triton resolves them come from
+`pbtxt_lint.analysis.instances`.
 """
 
 from types import ModuleType

@@ -18,7 +18,7 @@ from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.triton.parameters import parameter, parse_bool
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+ERROR, INFO = Severity.ERROR, Severity.INFO
 
 
 def _multi_device(config: ModelConfig) -> bool:
@@ -119,7 +119,8 @@ def tensorrt_secondary_devices(context: ModelContext) -> Iterator[Finding]:
 def openvino_kind_not_cpu(context: ModelContext) -> Iterator[Finding]:
     """The OpenVINO backend runs on the CPU only. Without instance_group Triton picks
     KIND_CPU for it, but an explicit group without a kind is KIND_AUTO and becomes
-    KIND_GPU on a GPU host, which the backend refuses.
+    KIND_GPU on a GPU host, which the backend refuses. Without `--gpus N` that group
+    is info: the model then needs a host without GPUs.
 
     Bad:
         backend: "openvino"
@@ -138,16 +139,17 @@ def openvino_kind_not_cpu(context: ModelContext) -> Iterator[Finding]:
             if group.gpus:
                 continue  # PL405 reports AUTO groups that list GPUs
             what = (
-                "has no kind (KIND_AUTO), which becomes KIND_GPU on a host with GPUs"
+                "has no kind (KIND_AUTO), which becomes KIND_GPU on a host with GPUs: the "
+                "model needs a host without GPUs, since"
                 if group.kind is None
-                else "has no kind (KIND_AUTO), which becomes KIND_GPU on the target host"
+                else "has no kind (KIND_AUTO), which becomes KIND_GPU on the target host;"
             )
         else:
-            what = f"has kind {kind_name(group.written)}"
+            what = f"has kind {kind_name(group.written)};"
         yield Finding(
-            f"{group.label} of OpenVINO model '{context.model.name}' {what}; the OpenVINO "
+            f"{group.label} of OpenVINO model '{context.model.name}' {what} the OpenVINO "
             "backend runs only on the CPU",
             at=group.at("kind") or group.at(),
             hint="set kind: KIND_CPU",
-            severity=WARNING if group.kind is None else None,
+            severity=INFO if group.kind is None else None,
         )

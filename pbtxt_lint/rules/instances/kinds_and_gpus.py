@@ -3,8 +3,9 @@
 `ValidateInstanceGroup` (core's src/model_config_utils.cc) refuses GPUs on a
 KIND_MODEL or KIND_CPU group and a KIND_GPU group without usable GPUs, after
 `NormalizeInstanceGroup` has resolved KIND_AUTO against the GPUs present. Whether a
-GPU exists depends on the target host: with `--gpus N` the rules are exact, without
-it they warn about what fails on a host with fewer GPUs.
+GPU exists depends on the target host: with `--gpus N` (the host profile) the rules
+are exact verdicts; without it they only state what the model needs from its host
+(info), since most configs are written for the GPU host they run on.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from pbtxt_lint.analysis.instances import AUTO, CPU, GPU, MODEL, resolve_groups
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.base import Finding, Stage, rule
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
-GPUS_HINT = "pass --gpus N (0 for a CPU-only host) to check against the target host"
+ERROR, INFO = Severity.ERROR, Severity.INFO
+GPUS_HINT = (
+    "declare the target host with --gpus N (gpus = N in .pbtxt-lint.toml; 0 for a "
+    "CPU-only host) to check it"
+)
 
 
 @rule(
@@ -58,10 +62,11 @@ def model_kind_with_gpus(context: ModelContext) -> Iterator[Finding]:
 def gpu_kind_without_gpu(context: ModelContext) -> Iterator[Finding]:
     """KIND_GPU needs a GPU Triton can use (CUDA visible, compute capability high
     enough). On a CPU-only host or container (no `--gpus`), the model fails to load.
-    Without `--gpus N` this is a warning.
+    This is a verdict only for a declared host (`--gpus 0`); without one it is info:
+    the model needs a host with a GPU.
 
     Bad:
-        instance_group [ { kind: KIND_GPU } ]      (tritonserver on a CPU-only host)
+        instance_group [ { kind: KIND_GPU } ]      (pbtxt-lint check --gpus 0)
     Good:
         instance_group [ { kind: KIND_CPU } ]
     """
@@ -72,24 +77,20 @@ def gpu_kind_without_gpu(context: ModelContext) -> Iterator[Finding]:
         if group.written != GPU:
             continue
         if host == 0:
-            message = (
+            yield Finding(
                 f"{group.label} of model '{context.model.name}' has kind KIND_GPU but "
-                "the target host has no GPU; Triton refuses the model"
+                "the target host has no GPU; Triton refuses the model",
+                at=group.at("kind"),
+                hint="use kind: KIND_CPU, or run tritonserver with GPUs (docker run --gpus all)",
             )
         else:
-            message = (
-                f"{group.label} of model '{context.model.name}' has kind KIND_GPU: it "
-                "fails to load on a host without GPUs"
+            yield Finding(
+                f"{group.label} of model '{context.model.name}' has kind KIND_GPU: the model "
+                "needs a host with a GPU (Triton refuses KIND_GPU where it sees none)",
+                at=group.at("kind"),
+                hint=f"nothing to do for a GPU host; {GPUS_HINT}",
+                severity=INFO,
             )
-        yield Finding(
-            message,
-            at=group.at("kind"),
-            hint="use kind: KIND_CPU (or leave kind out: KIND_AUTO picks the GPU when there is "
-            f"one) for CPU-only hosts; {GPUS_HINT}"
-            if host is None
-            else "use kind: KIND_CPU, or run tritonserver with GPUs (docker run --gpus all)",
-            severity=WARNING if host is None else None,
-        )
 
 
 @rule(
@@ -104,11 +105,12 @@ def gpu_kind_without_gpu(context: ModelContext) -> Iterator[Finding]:
 def gpu_id_unavailable(context: ModelContext) -> Iterator[Finding]:
     """GPU ids count from 0 among the GPUs visible to Triton: with
     `CUDA_VISIBLE_DEVICES=6,7` (or `docker run --gpus '"device=6,7"'`) the ids are 0
-    and 1. An id the host lacks fails the model; without `--gpus N` ids above 0 are a
-    warning ("fails on a host with fewer GPUs").
+    and 1. An id the host lacks fails the model; a negative id fails everywhere.
+    Without `--gpus N` an id above 0 is info: the model needs a host with that many
+    GPUs.
 
     Bad:
-        instance_group [ { kind: KIND_GPU gpus: [ 1 ] } ]   (single-GPU host)
+        instance_group [ { kind: KIND_GPU gpus: [ 1 ] } ]   (pbtxt-lint check --gpus 1)
     Good:
         instance_group [ { kind: KIND_GPU gpus: [ 0 ] } ]
     """
@@ -119,13 +121,17 @@ def gpu_id_unavailable(context: ModelContext) -> Iterator[Finding]:
         if group.written != GPU:
             continue
         for position, gpu in enumerate(group.gpus):
+            unknown = host is None and gpu >= 1
             if gpu < 0:
-                detail = "GPU ids start at 0"
-            elif host is None and gpu >= 1:
-                detail = f"it fails to load on a host with fewer than {gpu + 1} GPUs"
+                detail = "GPU ids start at 0; Triton refuses the model"
+            elif unknown:
+                detail = (
+                    f"the model needs a host where Triton sees at least {gpu + 1} GPUs "
+                    "(it refuses an id it does not see)"
+                )
             elif host is not None and gpu >= host:
                 available = ", ".join(str(i) for i in range(host))
-                detail = f"the target host has {host} GPU(s): {available}"
+                detail = f"the target host has {host} GPU(s): {available}; Triton refuses the model"
             else:
                 continue
             yield Finding(
@@ -133,8 +139,8 @@ def gpu_id_unavailable(context: ModelContext) -> Iterator[Finding]:
                 at=group.at("gpus", position),
                 hint="list ids counted among the GPUs visible to tritonserver (after "
                 "CUDA_VISIBLE_DEVICES), or delete gpus to use every GPU"
-                + (f"; {GPUS_HINT}" if host is None and gpu >= 0 else ""),
-                severity=WARNING if host is None and gpu >= 0 else None,
+                + (f"; {GPUS_HINT}" if unknown else ""),
+                severity=INFO if unknown else None,
             )
 
 
@@ -177,10 +183,10 @@ def auto_kind_with_absent_gpu(context: ModelContext) -> Iterator[Finding]:
     """Without `kind` a group is KIND_AUTO. Triton turns it into KIND_CPU when the host
     has no GPU or lacks any GPU listed in `gpus`, keeps the `gpus` list, and then
     refuses the group with the confusing "has kind KIND_CPU but specifies one or more
-    GPUs". Without `--gpus N` this is a warning.
+    GPUs". Without `--gpus N` this is info: the model needs a host with those GPUs.
 
     Bad:
-        instance_group [ { gpus: [ 1 ] } ]     (single-GPU host)
+        instance_group [ { gpus: [ 1 ] } ]     (pbtxt-lint check --gpus 1)
     Good:
         instance_group [ { kind: KIND_GPU gpus: [ 0 ] } ]
     """
@@ -204,14 +210,14 @@ def auto_kind_with_absent_gpu(context: ModelContext) -> Iterator[Finding]:
         else:
             message = (
                 f"{group.label} of model '{context.model.name}' has no kind (KIND_AUTO) "
-                f"and lists gpus {list(group.gpus)}: on a host without GPU "
-                f"{max(group.gpus)} Triton makes it KIND_CPU and refuses it for "
-                "listing GPUs"
+                f"and lists gpus {list(group.gpus)}: the model needs a host with GPU "
+                f"{max(group.gpus)} (on a host without it Triton makes the group KIND_CPU "
+                "and refuses it for listing GPUs)"
             )
         yield Finding(
             message,
             at=group.at("gpus", position),
             hint="write kind: KIND_GPU with ids the host has (Triton then names the missing "
             "GPU), or delete gpus" + (f"; {GPUS_HINT}" if group.kind is None else ""),
-            severity=WARNING if group.kind is None else None,
+            severity=INFO if group.kind is None else None,
         )
