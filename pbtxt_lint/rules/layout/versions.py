@@ -21,6 +21,12 @@ from pbtxt_lint.triton.versions import SPECIAL_FOLDERS
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
+def _loose(context: ModelContext) -> list[str]:
+    """Model files lying in the model folder itself instead of a version folder."""
+    entries = context.model.entries or []
+    return [e.name for e in entries if not e.is_dir and e.name in ARTIFACT_NAMES]
+
+
 def _version_detail(context: ModelContext) -> str:
     scan = context.version_scan
     if scan.versions:
@@ -48,6 +54,10 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
     """Models (ensembles too) need a numeric version folder: `1/`, not `01/`, `v1/` or
     the model file directly in the model folder.
 
+    With `--config-only`, a model folder that holds nothing but its config (configs
+    kept apart from their model files) is not judged: its version folders live
+    wherever the model files do.
+
     Bad:
         resnet/config.pbtxt
         resnet/model.onnx
@@ -59,7 +69,9 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
         return
     if context.selection.versions:
         return
-    loose = [e.name for e in context.model.entries if not e.is_dir and e.name in ARTIFACT_NAMES]
+    if context.settings.config_only and not context.model.subfolders and not _loose(context):
+        return
+    loose = _loose(context)
     zeros = context.version_scan.leading_zeros
     if loose:
         hint = f"move {loose[0]} into a version folder: {context.model.name}/1/{loose[0]}"
