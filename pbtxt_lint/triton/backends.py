@@ -57,6 +57,10 @@ class Backend:
     """Always sends exactly one response per request (no decoupled mode)."""
     checks_batch_size: bool = False
     """Fails a request batch larger than max_batch_size (1 without batching)."""
+    checks_dims: bool | None = None
+    """Compares the config's dims with the model file's shapes when it loads, so dims
+    that repeat the batch axis fail the load; False: never compares them (the first
+    request that follows the dims, or does not, is all that tells); None: unknown."""
     default_cpu_count: int = 1
     """Instances of a KIND_CPU group without `count` (`SetDefaultInstanceCount`)."""
     reads_secondary_devices: bool | None = False
@@ -147,6 +151,7 @@ BACKENDS: Mapping[str, Backend] = {
             fills_empty_io=True,
             optional_inputs=True,
             single_response=True,
+            checks_dims=True,
             default_cpu_count=2,
             parameters=(*ORT_INT, *ORT_BOOL, *ORT_GPU_CHOICES, *ORT_OTHER),
             reads_fields=_GRAPH_FIELDS,
@@ -163,6 +168,7 @@ BACKENDS: Mapping[str, Backend] = {
             fills_listed_types=frozenset({"data_type", "dims"}),
             optional_inputs=False,
             single_response=True,
+            checks_dims=True,
             reads_secondary_devices=True,
             unsupported_types=_NO_TENSORRT_TYPE,
             parameters=(TRT_ALLOCATION, *TRT_MULTI_DEVICE, "CUDA_CONTEXT_PTR"),
@@ -176,13 +182,15 @@ BACKENDS: Mapping[str, Backend] = {
             ),
         ),
         # pytorch_backend src/libtorch.cc: no auto-complete of tensors; no unsigned wide
-        # types, no bfloat16; one response per request.
+        # types, no bfloat16; one response per request; no dims check (a TorchScript
+        # module declares no tensor shapes).
         Backend(
             "pytorch",
             platforms=("pytorch_libtorch", "torch_aoti"),
             optional_inputs=False,
             single_response=True,
             checks_batch_size=True,
+            checks_dims=False,
             unsupported_types=frozenset({"TYPE_UINT16", "TYPE_UINT32", "TYPE_UINT64", "TYPE_BF16"}),
             parameters=(*PYTORCH_BOOL, *PYTORCH_INT),
         ),
@@ -194,6 +202,7 @@ BACKENDS: Mapping[str, Backend] = {
             fills_max_batch_size=True,
             optional_inputs=False,
             single_response=True,
+            checks_dims=True,
             default_cpu_count=2,
             unsupported_types=frozenset({"TYPE_BF16"}),
             reads_fields=_GRAPH_FIELDS,
@@ -209,6 +218,7 @@ BACKENDS: Mapping[str, Backend] = {
             optional_inputs=False,
             single_response=True,
             checks_batch_size=True,
+            checks_dims=True,
             unsupported_types=frozenset({"TYPE_FP64", "TYPE_STRING", "TYPE_BF16"}),
             parameters=(
                 "CPU_EXTENSION_PATH",
@@ -217,7 +227,8 @@ BACKENDS: Mapping[str, Backend] = {
                 *OPENVINO_DEVICE,
             ),
         ),
-        # python_backend src/python_be.cc and pb_stub.cc: auto_complete_config in model.py.
+        # python_backend src/python_be.cc and pb_stub.cc: auto_complete_config in model.py;
+        # the config's dims are never compared with what model.py does.
         Backend(
             "python",
             artifact_format="python",
@@ -225,6 +236,7 @@ BACKENDS: Mapping[str, Backend] = {
             completes_in_model_py=True,
             optional_inputs=True,
             checks_batch_size=True,
+            checks_dims=False,
             parameters=(PYTHON_ENV, PYTHON_FORCE_CPU),
         ),
         # dali_backend: fills I/O and data types from the pipeline, dims when it can.
