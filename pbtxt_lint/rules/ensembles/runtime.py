@@ -6,9 +6,12 @@ then goes through the composing model's own shape check (`InferenceRequest::Norm
 in core's src/infer_request.cc), which fails the ensemble request whenever the size
 actually produced differs. Whether it does is a fact about the producing model, not
 about the configs: on public configs, none of the -1 to fixed edges is a demonstrable
-bug from the configs alone. So the edge is a fact (info) unless the producer's model
-file fixes the size, or the -1 is the batch axis of a batching step feeding a step
-that takes a fixed count.
+bug from the configs alone. So the edge is a fact (info), unless the -1 is the batch
+axis of a batching step feeding a step without batching that takes a fixed count,
+while the ensemble accepts larger batches: then larger requests fail (a warning). A
+producer's model file cannot fix the size behind a -1 of a model that loads (ONNX
+Runtime, TensorRT, TensorFlow and OpenVINO refuse a -1 where their model's dim is
+fixed), but it can name the varying axis.
 
 Python producers are left to the model.py rules, which read what the code returns.
 
@@ -95,7 +98,7 @@ def _producer_backend(edge: Edge) -> str | None:
     return backend_of(config) if config is not None else None
 
 
-def _model_file_size(context: ModelContext, edge: Edge, axis: int) -> int | str | None:
+def _model_file_size(edge: Edge, axis: int) -> int | str | None:
     """The size the producer's model file declares for that axis of its output: an int,
     a symbolic name, or None when the file was not read (or has no such output)."""
     model = edge.producer_step.model
@@ -123,48 +126,46 @@ class Verdict:
     request: str
 
 
-def _verdict(context: ModelContext, graph: EnsembleGraph, edge: Edge) -> Verdict | None:
+def _verdict(graph: EnsembleGraph, edge: Edge) -> Verdict | None:
+    """Certain when the -1 is a batch the consumer cannot take; uncertain when nothing
+    decides the size; None when every -1 is known to fit."""
     backend = _producer_backend(edge)
     if backend in (None, "", "python"):
         return None  # unknown, a nested ensemble, or model.py (the Python rules read it)
     step, consumer = edge.producer_step, edge.consumer_step
     batching = edge.producer.type is not None and edge.producer.type.batching
     consumer_batching = edge.consumer.type is not None and edge.consumer.type.batching
+    failing = f"\"in ensemble '{graph.name}', [request id: <id_unknown>] unexpected shape for "
+    failing += f"input '{edge.consumer.port}' for model '{consumer.model_name}'. Expected "
+    open_axes: list[str] = []
     for axis in edge.axes:
-        size = _model_file_size(context, edge, axis)
         wanted = edge.wanted[axis]
-        if isinstance(size, int) and size not in (VARIABLE, wanted):
-            got = list(edge.wanted)
-            got[axis] = size
-            if consumer_batching:
-                got[0] = 1
-            return Verdict(
-                True,
-                f"{step.label}'s model file makes axis {axis} of `{edge.producer.port}` always "
-                f"{size}",
-                f"every request fails with \"in ensemble '{graph.name}', [request id: "
-                f"<id_unknown>] unexpected shape for "
-                f"input '{edge.consumer.port}' for model '{consumer.model_name}'. Expected "
-                f'{_shape(edge.wanted)}, got {_shape(got)}"',
-            )
-        if axis == 0 and batching and not consumer_batching and graph.max_batch_size > wanted:
-            batch = wanted + 1
-            got = [batch, *edge.wanted[1:]]
+        if axis == 0 and batching and not consumer_batching:
+            if graph.max_batch_size <= wanted:
+                continue  # the ensemble never sends a larger batch
+            got = [wanted + 1, *edge.wanted[1:]]
             return Verdict(
                 True,
                 f"axis 0 of `{edge.producer.port}` is the batch of {step.label}, which batches "
                 f"requests, while {consumer.label} has max_batch_size 0 and takes exactly "
                 f"{wanted}; the ensemble accepts batches up to {graph.max_batch_size}",
-                f"a request with a batch of {batch} fails with \"in ensemble '{graph.name}', "
-                f"[request id: <id_unknown>] unexpected shape for input "
-                f"'{edge.consumer.port}' for model '{consumer.model_name}'. Expected "
+                f"a request with a batch of {wanted + 1} fails with {failing}"
                 f'{_shape(edge.wanted)}, got {_shape(got)}"',
             )
-    return Verdict(
-        False,
-        f"nothing in the configs says what size {step.label} produces there",
-        "requests for which it produces another size fail",
+        # A model file that fixes the size is no evidence for a model that loads: the
+        # ONNX Runtime, TensorRT, TensorFlow and OpenVINO backends refuse -1 in dims
+        # where their model's dim is fixed (PL614, PL643). It can name the axis, though.
+        size = _model_file_size(edge, axis)
+        open_axes.append(f"'{size}'" if isinstance(size, str) else "")
+    if not open_axes:
+        return None
+    named = [name for name in open_axes if name]
+    why = (
+        f"{step.label}'s model file leaves that size variable ({', '.join(named)})"
+        if named
+        else f"nothing in the configs says what size {step.label} produces there"
     )
+    return Verdict(False, why, "requests for which it produces another size fail")
 
 
 def _message(edge: Edge, verdict: Verdict) -> str:
@@ -178,41 +179,42 @@ def _message(edge: Edge, verdict: Verdict) -> str:
 
 @rule(
     "PL527",
-    "ensemble-step-size-fails",
+    "ensemble-batch-into-fixed-step",
     WARNING,
-    "A step output declared -1 that the producing model fixes to another size (or batches) "
-    "where the next step takes a fixed size: requests fail at that step.",
+    "A batching step feeding a step without batching whose first dim is fixed, in an "
+    "ensemble that accepts larger batches: larger requests fail at that step.",
     triton="in ensemble '<ensemble>', [request id: <id_unknown>] unexpected shape for input "
     "'<input>' for model '<model>'. Expected [...], got [...]",
     stage=INFERENCE,
     scope=Scope.ENSEMBLE,
 )
-def ensemble_step_size_fails(context: ModelContext) -> Iterator[Finding]:
-    """-1 in a step's output passes Triton's ensemble check against any size, but the
-    next step's own shape check runs on every request. When the producer's model file
-    declares that axis with a fixed size other than the consumer's (an ONNX output of
-    300 boxes read as 100), every request fails; when the -1 is the batch axis of a
-    batching step and the next step has max_batch_size 0 with a fixed first dim, any
-    request with a larger batch fails.
+def ensemble_batch_into_fixed_step(context: ModelContext) -> Iterator[Finding]:
+    """A step with max_batch_size > 0 passes on the batch it received: its output's
+    first axis is the request's batch. Triton's ensemble check lets that -1 meet the
+    fixed first dim of a next step without batching (`dims: [ 1, 16 ]`), but that
+    step's shape check then refuses every request whose batch is larger, although
+    the ensemble's own max_batch_size promised to accept it.
 
     Bad:
-        detector (ONNX output `boxes` is [1,300,4]) output dims [ -1, -1, 4 ]
-        postprocess input dims [ 1, 100, 4 ]
+        ensemble max_batch_size: 16
+        embedder: max_batch_size 16, output emb dims [ 16 ]
+        head: max_batch_size 0, input emb dims [ 1, 16 ]
     Good:
-        detector output dims [ -1, 300, 4 ]     postprocess input dims [ 1, 300, 4 ]
+        ensemble max_batch_size: 1    (or give head max_batch_size 16 and dims [ 16 ])
     """
     graph = ensemble_graph(context)
     if graph is None:
         return
     for edge in variable_edges(graph):
-        verdict = _verdict(context, graph, edge)
+        verdict = _verdict(graph, edge)
         if verdict is None or not verdict.certain:
             continue
         yield ensemble_finding(
             context,
             _message(edge, verdict),
             edge.consumer.path,
-            "declare the size the producer really makes, and make the consumer take it",
+            "give the consumer batching (max_batch_size > 0 and dims without the batch), or "
+            "lower the ensemble's max_batch_size to what it takes",
             marks=[(edge.consumer, f"{_shape(edge.made)} into {_shape(edge.wanted)}")],
         )
 
@@ -243,7 +245,7 @@ def ensemble_variable_into_fixed(context: ModelContext) -> Iterator[Finding]:
     if graph is None:
         return
     for edge in variable_edges(graph):
-        verdict = _verdict(context, graph, edge)
+        verdict = _verdict(graph, edge)
         if verdict is None or verdict.certain:
             continue
         yield ensemble_finding(
@@ -290,13 +292,17 @@ def ensemble_sequence_step(context: ModelContext) -> Iterator[Finding]:
     graph = ensemble_graph(context)
     if graph is None:
         return
-    for step in _sequence_steps(graph):
-        yield ensemble_finding(
-            context,
-            f"{step.label} uses sequence batching, so every request to ensemble "
-            f"'{graph.name}' must carry a sequence ID (and the start and end flags); one "
-            f"without fails with \"in ensemble '{graph.name}', inference request to model "
-            f"'{step.model_name}' must specify a non-zero or non-empty correlation ID\"",
-            step.path + ("model_name",),
-            "send sequence_id, sequence_start and sequence_end with every request to the ensemble",
-        )
+    steps = list(_sequence_steps(graph))
+    if not steps:
+        return
+    listed = ", ".join(step.label for step in steps)
+    uses = "uses" if len(steps) == 1 else "use"
+    yield ensemble_finding(
+        context,
+        f"{listed} {uses} sequence batching, so every request to ensemble '{graph.name}' "
+        "must carry a sequence ID (and the start and end flags); one without fails with "
+        f"\"in ensemble '{graph.name}', inference request to model '{steps[0].model_name}' "
+        'must specify a non-zero or non-empty correlation ID"',
+        steps[0].path + ("model_name",),
+        "send sequence_id, sequence_start and sequence_end with every request to the ensemble",
+    )

@@ -18,6 +18,7 @@ from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.common import config_dims
 from pbtxt_lint.rules.tensors.common import tensors
+from pbtxt_lint.rules.tensors.dims import reshape_problem
 
 WARNING = Severity.WARNING
 CHANNELS = (3, 4)
@@ -73,8 +74,8 @@ def reshape_reorders_dims(context: ModelContext) -> Iterator[Finding]:
         if not io.HasField("reshape"):
             continue
         dims, shape = list(io.dims), list(io.reshape.shape)
-        if not reordered(dims, shape):
-            continue
+        if not reordered(dims, shape) or reshape_problem(dims, shape) is not None:
+            continue  # Triton refuses a reshape that does not regroup (PL207)
         move = _channel_move(dims, shape)
         if tensor.kind == "input":
             effect = (
@@ -96,6 +97,9 @@ def reshape_reorders_dims(context: ModelContext) -> Iterator[Finding]:
             f"reorders dims {config_dims(dims)}, but reshape never moves data; "
             f"{effect}, so every answer is wrong without any error",
             at=(*tensor.path, "reshape"),
-            hint="transpose where the data is made (e.g. numpy image.transpose(2, 0, 1) for "
-            "HWC -> CHW) and declare the model's own layout in dims without reshape",
+            hint="transpose where the data is made (numpy image.transpose(2, 0, 1) turns HWC "
+            "into CHW) and declare the model's own layout in dims, without reshape"
+            if move is not None
+            else "transpose where the data is made and declare the layout the model uses in "
+            "dims, without reshape",
         )
