@@ -656,12 +656,18 @@ TABLES: list[tuple[Path, dict[str, Spec], int]] = [
 
 
 def generated_files(root: Path) -> list[Path]:
-    """Every file and link below `root` that the table accounts for (data files too)."""
+    """Every file and link below `root` that the table accounts for (data files too);
+    `.gitkeep` placeholders keep an empty version folder in git and are written by hand."""
     hand_written = (".pbtxt", ".txt", ".py")
     return sorted(
         p
         for p in root.rglob("*")
-        if p.is_symlink() or (p.is_file() and (p.suffix not in hand_written or _binary_config(p)))
+        if p.is_symlink()
+        or (
+            p.is_file()
+            and p.name != ".gitkeep"
+            and (p.suffix not in hand_written or _binary_config(p))
+        )
     )
 
 
