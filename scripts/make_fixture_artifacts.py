@@ -216,6 +216,8 @@ class TorchScript:
     returns: str = "Tensor"
     root: str = "__torch__.Net"
     kind: str = "script"
+    body: str = ""
+    """forward()'s statements (indented by four spaces); default: return the first argument."""
 
     def write(self, path: Path) -> None:
         stored, deflated = zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED
@@ -251,7 +253,7 @@ class TorchScript:
             "  __buffers__ = []\n"
             "  training : bool\n"
             f"  def forward(self: {self.root},\n    {params}) -> {self.returns}:\n"
-            f"    return {first}\n"
+            + (self.body or f"    return {first}\n")
         ).encode()
         method = stored
         if self.kind == "bomb":
@@ -744,6 +746,10 @@ ARTIFACTS: dict[str, Spec] = {
     "PL651/pass_signature_parameter/m/1/model.savedmodel/saved_model.pb": SavedModel(
         TF_XY.inputs, TF_XY.outputs, signature="predict"
     ),
+    # An ensemble step whose ONNX output size is symbolic where the next step fixes it.
+    "PL528/fail_onnx_size_is_symbolic/detector/1/model.onnx": Graph(
+        [("x", FLOAT, ["batch", "boxes", 4])], [("boxes", FLOAT, ["batch", "boxes", 4])]
+    ),
     # TorchScript archives, handmade: forward() is what the rules read.
     "PL670/fail_torch_save/m/1/model.pt": TorchScript(kind="torch_save"),
     "PL670/fail_pt2_archive/m/1/model.pt": TorchScript(kind="pt2"),
@@ -759,8 +765,24 @@ ARTIFACTS: dict[str, Spec] = {
         (("x", "Tensor"), ("texts", "Tensor")), root="__torch__.___torch_mangle_2.Net"
     ),
     "PL674/pass_string_list/m/1/model.pt": TS_TEXT,
+    "PL672/pass_single_input_by_order/m/1/model.pt": TorchScript(),
     "PL675/fail_output_past_return/m/1/model.pt": TorchScript(),
     "PL675/pass_tuple_outputs/m/1/model.pt": TorchScript(returns="Tuple[Tensor, Tensor]"),
+    # forward() ends in a cast: traced code writes the dtype as a ScalarType number.
+    "PL676/fail_traced_cast_to_half/m/1/model.pt": TorchScript(
+        (("x", "Tensor"),),
+        body="    _0 = torch.softmax(torch.to(x, 5, False, False, None), 1)\n"
+        "    logits = torch.to(_0, 5, False, False, None)\n"
+        "    return logits\n",
+    ),
+    "PL676/pass_casts_match_config/m/1/model.pt": TorchScript(
+        (("input0", "Tensor"), ("input1", "Tensor")),
+        returns="Tuple[Tensor, Tensor]",
+        root="__torch__.___torch_mangle_15.AddSubNet",
+        body="    _0 = torch.to(torch.add(input0, input1, alpha=1), 6, False, False, None)\n"
+        "    _1 = torch.to(torch.sub(input0, input1, alpha=1), 3, False, False, None)\n"
+        "    return (_0, _1)\n",
+    ),
     # Files a reader refuses to inspect: entity declarations, a code file past the cap.
     "PL690/fail_xml_with_entities/m/1/model.xml": OpenVino(
         OV_XY.inputs, OV_XY.outputs, doctype=True
@@ -808,12 +830,18 @@ TABLES: list[tuple[Path, dict[str, Spec], int]] = [
 
 
 def generated_files(root: Path) -> list[Path]:
-    """Every file and link below `root` that the table accounts for (data files too)."""
+    """Every file and link below `root` that the table accounts for (data files too);
+    `.gitkeep` placeholders keep an empty version folder in git and are written by hand."""
     hand_written = (".pbtxt", ".txt", ".py")
     return sorted(
         p
         for p in root.rglob("*")
-        if p.is_symlink() or (p.is_file() and (p.suffix not in hand_written or _binary_config(p)))
+        if p.is_symlink()
+        or (
+            p.is_file()
+            and p.name != ".gitkeep"
+            and (p.suffix not in hand_written or _binary_config(p))
+        )
     )
 
 

@@ -92,6 +92,10 @@ class Backend:
     """Always sends exactly one response per request (no decoupled mode)."""
     checks_batch_size: bool = False
     """Fails a request batch larger than max_batch_size (1 without batching)."""
+    checks_dims: bool | None = None
+    """Compares the config's dims with the model file's shapes when it loads, so dims
+    that repeat the batch axis fail the load; False: never compares them (the first
+    request that follows the dims, or does not, is all that tells); None: unknown."""
     default_cpu_count: int = 1
     """Instances of a KIND_CPU group without `count` (`SetDefaultInstanceCount`)."""
     reads_secondary_devices: bool | None = False
@@ -265,6 +269,7 @@ BACKENDS: Mapping[str, Backend] = {
             fills_empty_io=True,
             optional_inputs=True,
             single_response=True,
+            checks_dims=True,
             default_cpu_count=2,
             parameters=(*ORT_INT, *ORT_BOOL, *ORT_GPU_CHOICES, *ORT_OTHER),
             reads_fields=_GRAPH_FIELDS,
@@ -283,6 +288,7 @@ BACKENDS: Mapping[str, Backend] = {
             fills_listed_types=frozenset({"data_type", "dims"}),
             optional_inputs=False,
             single_response=True,
+            checks_dims=True,
             reads_secondary_devices=True,
             unsupported_types=_NO_TENSORRT_TYPE,
             parameters=(TRT_ALLOCATION, *TRT_MULTI_DEVICE, "CUDA_CONTEXT_PTR"),
@@ -296,7 +302,8 @@ BACKENDS: Mapping[str, Backend] = {
             ),
         ),
         # pytorch_backend src/libtorch.cc: no auto-complete of tensors; no unsigned wide
-        # types, no bfloat16; one response per request.
+        # types, no bfloat16; one response per request; no dims check (a TorchScript
+        # module declares no tensor shapes).
         Backend(
             "pytorch",
             published="pytorch_backend",
@@ -305,6 +312,7 @@ BACKENDS: Mapping[str, Backend] = {
             optional_inputs=False,
             single_response=True,
             checks_batch_size=True,
+            checks_dims=False,
             unsupported_types=frozenset({"TYPE_UINT16", "TYPE_UINT32", "TYPE_UINT64", "TYPE_BF16"}),
             parameters=(*PYTORCH_BOOL, *PYTORCH_INT),
         ),
@@ -324,6 +332,7 @@ BACKENDS: Mapping[str, Backend] = {
             fills_max_batch_size=True,
             optional_inputs=False,
             single_response=True,
+            checks_dims=True,
             default_cpu_count=2,
             unsupported_types=frozenset({"TYPE_BF16"}),
             reads_fields=_GRAPH_FIELDS,
@@ -341,6 +350,7 @@ BACKENDS: Mapping[str, Backend] = {
             optional_inputs=False,
             single_response=True,
             checks_batch_size=True,
+            checks_dims=True,
             unsupported_types=frozenset({"TYPE_FP64", "TYPE_STRING", "TYPE_BF16"}),
             parameters=(
                 "CPU_EXTENSION_PATH",
@@ -349,7 +359,8 @@ BACKENDS: Mapping[str, Backend] = {
                 *OPENVINO_DEVICE,
             ),
         ),
-        # python_backend src/python_be.cc and pb_stub.cc: auto_complete_config in model.py.
+        # python_backend src/python_be.cc and pb_stub.cc: auto_complete_config in model.py;
+        # the config's dims are never compared with what model.py does.
         # In every image: the LLM images serve their Python-based backends with it.
         Backend(
             "python",
@@ -366,6 +377,7 @@ BACKENDS: Mapping[str, Backend] = {
             completes_in_model_py=True,
             optional_inputs=True,
             checks_batch_size=True,
+            checks_dims=False,
             parameters=(PYTHON_ENV, PYTHON_FORCE_CPU),
         ),
         # dali_backend: fills I/O and data types from the pipeline, dims when it can.

@@ -15,6 +15,7 @@ without a GPU, a framework or running user code. Topic modules:
 - `openvino`: PL644-PL645; `savedmodel`: PL650-PL651;
 - `python_model`: PL660-PL665, model.py and its emulated `auto_complete_config`;
 - `torchscript`: PL670-PL675, forward()'s arguments and returned values;
+  `torchscript_types`: PL676, the element types forward()'s code returns;
 - `python_env`, `python_stub`, `python_imports` (sharing `python_runtime`): PL680-PL689,
   the Python backend's runtime: the execution environment archive, a stub in the model
   folder, and what model.py imports;
@@ -42,6 +43,7 @@ from pbtxt_lint.rules.artifacts import (
     savedmodel,
     tensorrt,
     torchscript,
+    torchscript_types,
 )
 
 MODULES: tuple[ModuleType, ...] = (
@@ -57,6 +59,7 @@ MODULES: tuple[ModuleType, ...] = (
     savedmodel,
     python_model,
     torchscript,
+    torchscript_types,
     python_env,
     python_stub,
     python_imports,

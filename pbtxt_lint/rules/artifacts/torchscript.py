@@ -69,7 +69,7 @@ def not_torchscript(context: ModelContext) -> Iterator[Finding]:
 
 
 @dataclass(frozen=True)
-class _Torch:
+class Torch:
     """A loaded TorchScript version whose forward() was read."""
 
     artifact: VersionArtifact
@@ -90,22 +90,22 @@ class _Torch:
         return f"{self.signature.root_class.rsplit('.', 1)[-1]}.forward"
 
 
-def _torch(context: ModelContext) -> list[_Torch]:
+def torch_models(context: ModelContext) -> list[Torch]:
     """The loaded TorchScript versions whose forward() signature was read."""
     config = context.effective
     if config is None:
         return []
     return [
-        _Torch(artifact, signature, signature.forward, config)
+        Torch(artifact, signature, signature.forward, config)
         for artifact, signature in loaded(context, "torchscript")
         if signature.forward is not None
     ]
 
 
-def _per_torch(
-    context: ModelContext, check: Callable[[_Torch], Iterable[Finding]]
+def per_torch(
+    context: ModelContext, check: Callable[[Torch], Iterable[Finding]]
 ) -> Iterator[Finding]:
-    return merge_versions(context, ((t.artifact.version, check(t)) for t in _torch(context)))
+    return merge_versions(context, ((t.artifact.version, check(t)) for t in torch_models(context)))
 
 
 def _fed(config: ModelConfig) -> int:
@@ -118,7 +118,7 @@ def _fed(config: ModelConfig) -> int:
     )
 
 
-def _named_index(name: str) -> int | None:
+def named_index(name: str) -> int | None:
     """The <index> of <name>__<index> as libtorch parses it (first "__", digits only)."""
     at = name.find("__")
     if at < 0:
@@ -133,12 +133,12 @@ def _convention(names: Sequence[str], args: Sequence[str]) -> str:
     """How libtorch binds config inputs to forward() arguments (GetNamingConvention)."""
     if all(name in args for name in names):
         return "forward-argument"
-    if all(_named_index(name) is not None for name in names):
+    if all(named_index(name) is not None for name in names):
         return "named-index"
     return "config-order"
 
 
-def _argument_of(torch: _Torch) -> dict[int, ForwardArg]:
+def argument_of(torch: Torch) -> dict[int, ForwardArg]:
     """Config input index -> the forward() argument libtorch binds it to."""
     names = [io.name for io in torch.config.input]
     args = [a.name for a in torch.args]
@@ -148,7 +148,7 @@ def _argument_of(torch: _Torch) -> dict[int, ForwardArg]:
         if convention == "forward-argument":
             position: int | None = args.index(name)
         elif convention == "named-index":
-            position = _named_index(name)
+            position = named_index(name)
         else:
             position = index
         if position is not None and 0 <= position < len(torch.args):
@@ -177,7 +177,7 @@ def torchscript_input_count(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "input_ids" ... }, { name: "attention_mask" ... } ]
     """
 
-    def check(torch: _Torch) -> Iterator[Finding]:
+    def check(torch: Torch) -> Iterator[Finding]:
         config = torch.config
         if torch.dict_input or not torch.args:
             return
@@ -206,7 +206,7 @@ def torchscript_input_count(context: ModelContext) -> Iterator[Finding]:
             else f"feed exactly the {len(args)} arguments of forward()",
         )
 
-    yield from _per_torch(context, check)
+    yield from per_torch(context, check)
 
 
 @rule(
@@ -228,7 +228,8 @@ def torchscript_input_binding(context: ModelContext) -> Iterator[Finding]:
     name has one, and otherwise, silently or with a log warning, by the order of the
     config. A config that uses argument names for some inputs and other names for the
     rest is bound by order: when that order differs from forward()'s, tensors reach the
-    wrong arguments and the model computes garbage without any error.
+    wrong arguments and the model computes garbage without any error. A single input
+    cannot go anywhere else, so only a broken `<name>__<index>` is reported for it.
 
     Bad:
         input [ { name: "attention_mask" ... }, { name: "ids" ... } ]
@@ -237,7 +238,7 @@ def torchscript_input_binding(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "input_ids" ... }, { name: "attention_mask" ... } ]
     """
 
-    def check(torch: _Torch) -> Iterator[Finding]:
+    def check(torch: Torch) -> Iterator[Finding]:
         config = torch.config
         if torch.dict_input or not config.input or _fed(config) != len(torch.args):
             return  # a count mismatch fails the load first (PL671)
@@ -249,6 +250,8 @@ def torchscript_input_binding(context: ModelContext) -> Iterator[Finding]:
         if convention == "named-index":
             yield from _index_problems(torch, names)
             return
+        if len(names) < 2:
+            return  # one input goes to the one argument, whatever its name
         pairs = [
             f"{name} -> {args[i]}" if i < len(args) else f"{name} -> (no argument {i})"
             for i, name in enumerate(names)
@@ -281,15 +284,15 @@ def torchscript_input_binding(context: ModelContext) -> Iterator[Finding]:
             + "), or use INPUT__0, INPUT__1, ... in argument order",
         )
 
-    yield from _per_torch(context, check)
+    yield from per_torch(context, check)
 
 
-def _index_problems(torch: _Torch, names: list[str]) -> Iterator[Finding]:
+def _index_problems(torch: Torch, names: list[str]) -> Iterator[Finding]:
     """<name>__<index> inputs whose index is past forward()'s arguments or taken twice."""
     count = len(torch.args)
     seen: dict[int, str] = {}
     for i, name in enumerate(names):
-        index = _named_index(name)
+        index = named_index(name)
         if index is None:
             continue
         if index >= count:
@@ -333,7 +336,7 @@ def torchscript_argument_type(context: ModelContext) -> Iterator[Finding]:
         def forward(self, x: Tensor, top_k: Tensor)
     """
 
-    def check(torch: _Torch) -> Iterator[Finding]:
+    def check(torch: Torch) -> Iterator[Finding]:
         if torch.dict_input:
             return
         dicts = [a for a in torch.args if a.kind == "dict"]
@@ -347,7 +350,7 @@ def torchscript_argument_type(context: ModelContext) -> Iterator[Finding]:
                 hint="take one Dict[str, Tensor] argument, or separate Tensor arguments",
             )
             return
-        bound = _argument_of(torch)
+        bound = argument_of(torch)
         for arg in torch.args:
             if arg.kind in ("tensor", "list"):
                 continue
@@ -361,7 +364,7 @@ def torchscript_argument_type(context: ModelContext) -> Iterator[Finding]:
                 hint=f"make {arg.name} a Tensor (wrap scalars: torch.tensor([...]))",
             )
 
-    yield from _per_torch(context, check)
+    yield from per_torch(context, check)
 
 
 @rule(
@@ -385,10 +388,10 @@ def torchscript_string_argument(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "text" data_type: TYPE_STRING ... } ]   (forward(self, text: List[str]))
     """
 
-    def check(torch: _Torch) -> Iterator[Finding]:
+    def check(torch: Torch) -> Iterator[Finding]:
         if torch.dict_input:
             return
-        for index, arg in _argument_of(torch).items():
+        for index, arg in argument_of(torch).items():
             io = torch.config.input[index]
             string = io.data_type == DataType.TYPE_STRING
             if string == arg.is_string_list or io.data_type == DataType.TYPE_INVALID:
@@ -404,7 +407,7 @@ def torchscript_string_argument(context: ModelContext) -> Iterator[Finding]:
                 else "data_type: TYPE_STRING (the argument is a List[str])",
             )
 
-    yield from _per_torch(context, check)
+    yield from per_torch(context, check)
 
 
 @rule(
@@ -430,14 +433,14 @@ def torchscript_output_index(context: ModelContext) -> Iterator[Finding]:
         output [ { name: "logits" ... } ]
     """
 
-    def check(torch: _Torch) -> Iterator[Finding]:
+    def check(torch: Torch) -> Iterator[Finding]:
         count = torch.signature.output_count
         if count is None:
             return
         names = [io.name for io in torch.config.output]
-        indexed = all(_named_index(name) is not None for name in names)
+        indexed = all(named_index(name) is not None for name in names)
         for position, name in enumerate(names):
-            index = _named_index(name) if indexed else position
+            index = named_index(name) if indexed else position
             if index is None or index < count:
                 continue
             how = "its <name>__<index>" if indexed else "its position in the config"
@@ -452,4 +455,4 @@ def torchscript_output_index(context: ModelContext) -> Iterator[Finding]:
                 "from forward()",
             )
 
-    yield from _per_torch(context, check)
+    yield from per_torch(context, check)

@@ -18,6 +18,8 @@ from pbtxt_lint.rules.batching import (
     sequence_controls,
     sequence_scheduler,
     sequence_state,
+    sequence_use,
+    timeouts,
 )
 
 MODULES: tuple[ModuleType, ...] = (
@@ -29,5 +31,7 @@ MODULES: tuple[ModuleType, ...] = (
     sequence_controls,
     initial_state,
     sequence_state,
+    timeouts,
+    sequence_use,
 )
 """The topic modules of the family, in code order."""

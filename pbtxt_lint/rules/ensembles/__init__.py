@@ -16,6 +16,7 @@ from pbtxt_lint.rules.ensembles import (
     config,
     dataflow,
     repository,
+    runtime,
     types,
 )
 
@@ -25,5 +26,6 @@ MODULES: tuple[ModuleType, ...] = (
     repository,
     composing,
     types,
+    runtime,
 )
 """The topic modules of the family, in code order."""

@@ -17,6 +17,7 @@ from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.common import type_name
 from pbtxt_lint.rules.features.common import version_holding
+from pbtxt_lint.rules.features.label_contents import detection_axis, label_files
 from pbtxt_lint.schema import DataType
 
 ERROR, INFO = Severity.ERROR, Severity.INFO
@@ -155,7 +156,8 @@ def label_file_duplicate_output(context: ModelContext) -> Iterator[Finding]:
 def label_file_not_classification(context: ModelContext) -> Iterator[Finding]:
     """Labels are used only by the classification extension (a request asking for the
     top-k classes), which reads the output as one score per class. On a detection or
-    multi-dimensional output they are never meaningful.
+    multi-dimensional output they are never meaningful. When the label file shows that
+    the output is a detection head, PL731 warns instead.
 
     Bad:
         output [ { name: "boxes" data_type: TYPE_FP32 dims: [ 25200, 85 ]
@@ -167,8 +169,13 @@ def label_file_not_classification(context: ModelContext) -> Iterator[Finding]:
     config = context.effective
     if config is None:
         return
+    detectors = (
+        {f.index for f in label_files(context) if detection_axis(f.output, f.count)}
+        if Scope.FILES in context.scopes
+        else set()
+    )
     for index, output in enumerate(config.output):
-        if not output.label_filename:
+        if not output.label_filename or index in detectors:
             continue
         dims = list(output.reshape.shape) if output.HasField("reshape") else list(output.dims)
         wide = [d for d in dims if d != 1]

@@ -17,12 +17,14 @@ names, ragged batching that cannot happen, ...).
 from types import ModuleType
 
 from pbtxt_lint.rules.tensors import (
+    batch_axis,
     batch_io,
     data_types,
     dims,
     formats,
     input_flags,
     required_fields,
+    reshape_order,
     tensor_lists,
 )
 
@@ -34,5 +36,7 @@ MODULES: tuple[ModuleType, ...] = (
     input_flags,
     tensor_lists,
     data_types,
+    batch_axis,
+    reshape_order,
 )
 """The topic modules of the family, in code order."""

@@ -148,7 +148,7 @@ def _fixed_runs(values: Sequence[int]) -> list[int]:
     return runs
 
 
-def _reshape_problem(dims: Sequence[int], shape: Sequence[int]) -> str | None:
+def reshape_problem(dims: Sequence[int], shape: Sequence[int]) -> str | None:
     """Why Triton refuses this dims/reshape pair (ValidateIOShape), or None."""
     dims_count, shape_count = _element_count(dims), _element_count(shape)
     for what, values, count in (("dims", dims, dims_count), ("reshape", shape, shape_count)):
@@ -210,7 +210,7 @@ def reshape_size_mismatch(context: ModelContext) -> Iterator[Finding]:
         dims, shape = list(tensor.io.dims), list(tensor.io.reshape.shape)
         if not tensor.io.HasField("reshape") or not dims or _invalid(dims) or _invalid(shape):
             continue  # PL203/PL204/PL205 report those
-        problem = _reshape_problem(dims, shape)
+        problem = reshape_problem(dims, shape)
         if problem:
             yield Finding(
                 f"{tensor.label}: {problem}; Triton refuses the model",
