@@ -7,7 +7,7 @@ ensembles with their composing models) from seed ``--seed``, plus ``--mutations`
 copies of every fixture case and of the example repository, writes them as
 repositories of about ``--batch-size`` models, and judges each with the real
 ``tritonserver`` 2.51 (``--disable-auto-complete-config``, empty backend folder, see
-``tests/oracle.py``) and with ``pbtxt-lint --disable-auto-complete-config --config-only``.
+``tests/oracle.py``) and with ``pbtxt-lint --disable-auto-complete-config``.
 Every disagreement is printed with both verdicts and the configs, then a summary that
 groups them by kind. See ``tests/differential.py`` for the rule applied and for what
 counts as skipped (Triton undecided, or a feature tritonserver 2.51 predates).

@@ -30,7 +30,7 @@ Each batch of groups is written as one repository (unique folder names; each con
 has no ``name`` or its folder's name, ensembles refer to their siblings), judged by
 ``tritonserver --disable-auto-complete-config`` with an empty backend folder (see
 ``oracle.py``) and by ``lint(..., SETTINGS)``, the engine behind ``pbtxt-lint check
---disable-auto-complete-config --config-only --triton-version 2.51`` (the oracle's
+--disable-auto-complete-config --triton-version 2.51`` (the oracle's
 release: fields and platforms newer than it are errors there).
 
 Known tritonserver 2.51 crashes are kept out of shared repositories (``crash_reasons``):
@@ -78,8 +78,10 @@ from pbtxt_lint.textproto.tree import Block, Field, ListValue, parse_tree
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples" / "model_repository"
 CONFIG = "config.pbtxt"
-SETTINGS = Settings(auto_complete=False, config_only=True, target=resolve(TRITON_VERSION).release)
-"""``pbtxt-lint check --disable-auto-complete-config --config-only --triton-version 2.51``."""
+SETTINGS = Settings(auto_complete=False, target=resolve(TRITON_VERSION).release)
+"""``pbtxt-lint check --disable-auto-complete-config --triton-version 2.51``: the model files
+are read too (their checks run at load, which the verdicts compared here do not
+reach), and model folders are judged as Triton polls them, version folders included."""
 POLL_STAGES = frozenset({Stage.PARSE, Stage.POLL})
 STRAY_NAMES = frozenset({"__pycache__", "__MACOSX", "lost+found"})
 """Folder names kept as they are when copied (renaming would change what they test)."""

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.repository.layout import CONFIG_NAME, CONFIGS_FOLDER
 from pbtxt_lint.rules.base import Finding, rule
 from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES
 from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
@@ -19,6 +20,12 @@ from pbtxt_lint.triton.backends import PYTHON_ENV
 from pbtxt_lint.triton.versions import SPECIAL_FOLDERS
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+
+def _only_configs(context: ModelContext) -> bool:
+    """The model folder holds its config and nothing else (configs kept apart)."""
+    names = {e.name for e in context.model.entries or []}
+    return names <= {CONFIG_NAME, CONFIGS_FOLDER}
 
 
 def _loose(context: ModelContext) -> list[str]:
@@ -69,7 +76,7 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
         return
     if context.selection.versions:
         return
-    if context.settings.config_only and not context.model.subfolders and not _loose(context):
+    if context.settings.config_only and _only_configs(context):
         return
     loose = _loose(context)
     zeros = context.version_scan.leading_zeros
