@@ -147,7 +147,7 @@ def batching_without_scheduler(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL320",
     "batcher-without-max-batch-size",
-    WARNING,
+    INFO,
     "dynamic_batching on a model whose max_batch_size is 0: the batcher has nothing to do.",
 )
 def dynamic_batching_without_max_batch_size(context: ModelContext) -> Iterator[Finding]:

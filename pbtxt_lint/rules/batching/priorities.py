@@ -17,7 +17,7 @@ from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelQueuePolicy
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 @rule(
@@ -139,7 +139,7 @@ def preserve_ordering_conflict(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL321",
     "priority-settings-ignored",
-    WARNING,
+    INFO,
     "default_priority_level or priority_queue_policy without priority_levels.",
 )
 def priority_settings_ignored(context: ModelContext) -> Iterator[Finding]:

@@ -81,7 +81,7 @@ def slot_utilization_out_of_range(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL323",
     "slot-utilization-delay-ignored",
-    WARNING,
+    INFO,
     "A direct-strategy queue delay that never applies because minimum_slot_utilization is 0.",
 )
 def slot_utilization_delay_ignored(context: ModelContext) -> Iterator[Finding]:

@@ -19,7 +19,7 @@ from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
 from pbtxt_lint.textproto.sourcemap import FieldPath
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 @rule(
@@ -129,7 +129,7 @@ _NO_STATE = (
 @rule(
     "PL318",
     "growable-memory",
-    ERROR,
+    WARNING,
     "use_growable_memory without use_same_buffer_for_input_output or without GPU instances.",
     triton="Failed to initialize sequence state: In order to 'use_growable_memory', you must "
     "also enable 'use_single_buffer' for state input name '<input_name>'. / Failed to "
@@ -175,5 +175,5 @@ def growable_memory(context: ModelContext) -> Iterator[Finding]:
             f"KIND_GPU instances; {_NO_STATE}",
             at=at or first,
             hint="use instance_group [ { kind: KIND_GPU } ], or set use_growable_memory: false",
-            severity=None if certain else WARNING,
+            severity=None if certain else INFO,
         )

@@ -114,7 +114,7 @@ def metric_control_incomplete(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL703",
     "metric-family-not-customizable",
-    WARNING,
+    INFO,
     "A `model_metrics` family other than the one Triton lets a model customize.",
 )
 def metric_family_not_customizable(context: ModelContext) -> Iterator[Finding]:

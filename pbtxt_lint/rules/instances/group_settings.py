@@ -26,7 +26,7 @@ WARNING, INFO = Severity.WARNING, Severity.INFO
 @rule(
     "PL412",
     "instance-count-not-positive",
-    WARNING,
+    INFO,
     "An instance group with `count: 0` or a negative count, which Triton replaces by the default.",
 )
 def instance_count_not_positive(context: ModelContext) -> Iterator[Finding]:
@@ -66,7 +66,7 @@ def instance_count_not_positive(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL413",
     "secondary-devices-ignored",
-    WARNING,
+    INFO,
     "`secondary_devices` on a backend other than TensorRT, which ignores them.",
 )
 def secondary_devices_ignored(context: ModelContext) -> Iterator[Finding]:

@@ -15,7 +15,7 @@ from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.common import TENSORRT_PLATFORM
 from pbtxt_lint.triton.parameters import INT32_MAX, INT32_MIN, leading_int
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 @rule(
@@ -108,7 +108,7 @@ def profile_invalid(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL408",
     "profile-not-canonical",
-    WARNING,
+    INFO,
     'A TensorRT `profile` string like "1abc" or " 2" that Triton silently reads as a number.',
 )
 def profile_not_canonical(context: ModelContext) -> Iterator[Finding]:

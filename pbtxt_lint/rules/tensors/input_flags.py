@@ -102,7 +102,7 @@ def optional_input_unsupported(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL220",
     "ragged-batch-without-batching",
-    WARNING,
+    INFO,
     "allow_ragged_batch on a model that never batches requests.",
 )
 def ragged_batch_without_batching(context: ModelContext) -> Iterator[Finding]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.tensors.common import first_group_may_be_gpu, tensors
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.triton.autofill import backend_of
@@ -92,15 +92,43 @@ def _missing_findings(context: ModelContext, field: str, hint: str) -> Iterator[
         return
     severity, note = verdict
     what = "dimension" if field == "dims" else "data type"
+    filled = _filled_by_model_py(context, config, field)
+    if filled is None:
+        return  # model.py's auto_complete_config fails: PL664 says why
     for tensor in tensors(config):
-        if not getattr(tensor.io, field):
+        if not getattr(tensor.io, field) and (tensor.kind, tensor.io.name) not in filled:
             outcome = "refuses the model" if severity is ERROR else "refuses the model if not"
             yield Finding(
                 f"{tensor.label} has no {field} ({note}); Triton requires a {what} and " + outcome,
                 at=(*tensor.path, field),
                 hint=hint,
                 severity=severity,
+                # With auto-complete on, Triton checks inputs and outputs only after the
+                # backend has completed the config, when the model loads.
+                stage=None if context.strict else Stage.LOAD,
             )
+
+
+def _filled_by_model_py(
+    context: ModelContext, config: ModelConfig, field: str
+) -> set[tuple[str, str]] | None:
+    """The (kind, name) of tensors whose `field` a Python model's auto_complete_config
+    fills in (emulated from model.py; empty when it was not read or is not literal);
+    None when auto_complete_config fails, which is reported on its own."""
+    entry = BACKENDS.get(backend_of(config))
+    if context.strict or entry is None or not entry.completes_in_model_py:
+        return set()
+    completed = context.completed
+    if completed.error is not None:
+        return None
+    if completed.config is None or not completed.io_known:
+        return set()
+    return {
+        (kind, io.name)
+        for kind, ios in (("input", completed.config.input), ("output", completed.config.output))
+        for io in ios
+        if getattr(io, field)
+    }
 
 
 @rule(
@@ -116,8 +144,8 @@ def tensor_data_type_missing(context: ModelContext) -> Iterator[Finding]:
     it from the engine (when the first instance group is KIND_GPU) and DALI from the
     pipeline; ONNX Runtime and OpenVINO only complete a config that lists no inputs or
     no outputs at all, never a tensor the config already lists; PyTorch never
-    completes; Python only through model.py's `auto_complete_config` (an error here,
-    the model file is judged elsewhere); ensembles never. Backends that may complete
+    completes; Python only through model.py's `auto_complete_config` (emulated when
+    model.py is read: a field it fills is not missing); ensembles never. Backends that may complete
     on their own (TensorFlow, Python-based and custom backends) get a warning.
 
     Bad:
