@@ -90,8 +90,12 @@ TABLE: dict[str, Spec] = {
         (("input_ids", "Tensor"), ("attention_mask", "Tensor")),
         root="__torch__.transformers.models.bert.modeling_bert.BertForSequenceClassification",
     ),
+    # A model.half() export: its data.pkl stores the weights as torch.HalfStorage (checked
+    # on a real torch.jit.script(model.half()).save(); an FP32 export names FloatStorage).
     "m_pt_output_fp16/repo/segformer_fp16/1/model.pt": TorchScript(
-        (("pixel_values", "Tensor"),), root="__torch__.segformer.SegformerForSemanticSegmentation"
+        (("pixel_values", "Tensor"),),
+        root="__torch__.segformer.SegformerForSemanticSegmentation",
+        storage="HalfStorage",
     ),
     # ------------------------------------------------------------------ controls
     "c_onnx_cifar_labels/repo/cifar10_resnet/1/model.onnx": Graph(

@@ -218,6 +218,8 @@ class TorchScript:
     kind: str = "script"
     body: str = ""
     """forward()'s statements (indented by four spaces); default: return the first argument."""
+    storage: str = ""
+    """The storage class of one weight (`HalfStorage` as after model.half()); none if empty."""
 
     def write(self, path: Path) -> None:
         stored, deflated = zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED
@@ -242,8 +244,21 @@ class TorchScript:
             ])  # fmt: skip
             return
         module, _, cls = self.root.rpartition(".")
+        state = b"}q\x02"
+        if self.storage:  # {"weight": persistent id ("storage", torch.<Storage>, "0", "cpu", 4)}
+            state += (
+                b"(X\x06\x00\x00\x00weight(X\x07\x00\x00\x00storagectorch\n"
+                + self.storage.encode()
+                + b"\nX\x01\x00\x00\x000X\x03\x00\x00\x00cpuK\x04tQu"
+            )
         pickle = (
-            b"\x80\x02c" + module.encode() + b"\n" + cls.encode() + b"\nq\x00)\x81q\x01}q\x02b."
+            b"\x80\x02c"
+            + module.encode()
+            + b"\n"
+            + cls.encode()
+            + b"\nq\x00)\x81q\x01"
+            + state
+            + b"b."
         )
         params = ",\n    ".join(f"{name}: {annotation}" for name, annotation in self.args)
         first = self.args[0][0] if self.args else "self"
@@ -774,6 +789,12 @@ ARTIFACTS: dict[str, Spec] = {
         body="    _0 = torch.softmax(torch.to(x, 5, False, False, None), 1)\n"
         "    logits = torch.to(_0, 5, False, False, None)\n"
         "    return logits\n",
+    ),
+    "PL676/fail_half_weights/m/1/model.pt": TorchScript(
+        (("pixel_values", "Tensor"),), root="__torch__.segformer.Segformer", storage="HalfStorage"
+    ),
+    "PL676/pass_float_weights/m/1/model.pt": TorchScript(
+        (("pixel_values", "Tensor"),), root="__torch__.segformer.Segformer", storage="FloatStorage"
     ),
     "PL676/pass_casts_match_config/m/1/model.pt": TorchScript(
         (("input0", "Tensor"), ("input1", "Tensor")),

@@ -136,6 +136,9 @@ class TorchScriptSignature(Signature):
     does not end in one return of a value or tuple)."""
     code_file: str = ""
     """The archive entry holding forward() (`model/code/__torch__/net.py`)."""
+    storages: frozenset[str] = frozenset()
+    """The storage classes data.pkl names for the module's tensors (`HalfStorage` for a
+    model exported after `model.half()`); empty when none is named in its first MiB."""
 
 
 def read_torchscript(path: Path, model_dir: Path) -> TorchScriptSignature:
@@ -246,6 +249,7 @@ def _inspect(archive: zipfile.ZipFile, path: Path) -> TorchScriptSignature:
         output_count=count,
         returned=returned,
         code_file=code_name,
+        storages=_storages(head) if head is not None else frozenset(),
     )
 
 
@@ -320,6 +324,27 @@ def _root_class(pickle_head: bytes) -> str | None:
     except Exception:  # genops raises ValueError (and others) on truncated or bad data
         return None
     return None
+
+
+def _storages(pickle_head: bytes) -> frozenset[str]:
+    """The `torch.<Type>Storage` classes the pickle names (by disassembly only): the
+    element types of the module's parameters and buffers."""
+    found: set[str] = set()
+    strings: list[str] = []
+    try:
+        for opcode, arg, _ in pickletools.genops(io.BytesIO(pickle_head)):
+            if opcode.name == "GLOBAL" and isinstance(arg, str):
+                module, _, name = arg.partition(" ")
+                if module == "torch" and name.endswith("Storage"):
+                    found.add(name)
+            elif opcode.name == "STACK_GLOBAL" and len(strings) >= 2:
+                if strings[-2] == "torch" and strings[-1].endswith("Storage"):
+                    found.add(strings[-1])
+            elif opcode.name in _STRING_OPS and isinstance(arg, str | bytes):
+                strings.append(arg if isinstance(arg, str) else arg.decode("latin-1"))
+    except Exception:  # genops raises on a head cut in the middle of an opcode
+        pass
+    return frozenset(found)
 
 
 def _forward(

@@ -71,6 +71,7 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL223', 'batch-io-unknown-kind', E, 'A batch_input or batch_output kind given as a number that is not a declared kind.', Stage.POLL, True, False, Scope.ANY, 'tensors.batch_io'),
     RuleInfo('PL224', 'batch-axis-in-image-dims', W, 'An image input whose dims repeat the batch axis that max_batch_size > 0 adds ([-1,3,224,224]), on a backend that loads it without comparing shapes.', Stage.INFERENCE, True, False, Scope.ANY, 'tensors.batch_axis'),
     RuleInfo('PL225', 'reshape-reorders-dims', W, 'A reshape that lists the same sizes as dims in another order: it does not transpose, so the model reads scrambled data.', Stage.NEVER, True, False, Scope.ANY, 'tensors.reshape_order'),
+    RuleInfo('PL226', 'batch-axis-in-auto-complete-dims', W, "A Python model's auto_complete_config that sets max_batch_size > 0 and also starts every input and output it adds with -1: the batch axis counted twice.", Stage.INFERENCE, True, False, Scope.ANY, 'tensors.batch_axis'),
     RuleInfo('PL301', 'max-batch-size-negative', E, 'max_batch_size is negative.', Stage.POLL, True, False, Scope.ANY, 'batching.max_batch_size'),
     RuleInfo('PL302', 'preferred-size-not-positive', E, 'A preferred batch size of 0 or less.', Stage.POLL, True, False, Scope.ANY, 'batching.preferred_sizes'),
     RuleInfo('PL303', 'preferred-size-too-large', E, 'A preferred batch size larger than max_batch_size.', Stage.POLL, True, False, Scope.ANY, 'batching.preferred_sizes'),

@@ -24,6 +24,7 @@ from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.common import config_dims
 from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 from pbtxt_lint.triton.autofill import backend_of
 from pbtxt_lint.triton.backends import BACKENDS
 
@@ -126,3 +127,61 @@ def batch_axis_in_image_dims(context: ModelContext) -> Iterator[Finding]:
             hint=f"write dims: {item} (max_batch_size already adds the batch axis), or set "
             "max_batch_size: 0 to keep the batch axis in dims",
         )
+
+
+@rule(
+    "PL226",
+    "batch-axis-in-auto-complete-dims",
+    WARNING,
+    "A Python model's auto_complete_config that sets max_batch_size > 0 and also starts "
+    "every input and output it adds with -1: the batch axis counted twice.",
+    triton="unexpected shape for input '<name>' for model '<model>'. Expected [-1,-1,13], "
+    "got [1,13]. NOTE: Setting a non-zero max_batch_size in the model config requires a "
+    "batch dimension to be prepended to each input shape.",
+    stage=Stage.INFERENCE,
+)
+def batch_axis_in_auto_complete_dims(context: ModelContext) -> Iterator[Finding]:
+    """model.py's `auto_complete_config` writes the model's own config: when the same
+    function turns batching on (`set_max_batch_size(8)`) and gives every tensor a
+    leading `-1` (`dims: [-1, 13]`), that -1 is the batch axis written a second time
+    (the author copied the array shapes, batch included). Triton serves
+    `[-1, -1, 13]`: a client that sends the natural `[1, 13]` is refused, and one that
+    sends the extra axis hands model.py 3-D arrays. A -1 on only some tensors is a real
+    variable size and is left alone.
+
+    Bad:
+        auto_complete_config: set_max_batch_size(8)
+                              add_input({"name": "FEATURES", ..., "dims": [-1, 13]})
+                              add_output({"name": "PREDICTION", ..., "dims": [-1, 1]})
+    Good:
+        auto_complete_config: set_max_batch_size(8)
+                              add_input({"name": "FEATURES", ..., "dims": [13]})
+                              add_output({"name": "PREDICTION", ..., "dims": [1]})
+    """
+    completed = context.completed
+    config = completed.config
+    if context.strict or config is None or completed.error is not None:
+        return
+    if not {"max_batch_size", "input", "output"} <= completed.filled:
+        return  # the config itself decides batching or the tensors: not one author's view
+    if config.max_batch_size <= 0 or not config.input or not config.output:
+        return
+    tensors: list[ModelInput | ModelOutput] = [*config.input, *config.output]
+    if not all(len(io.dims) >= 2 and io.dims[0] == -1 for io in tensors):
+        return
+    first = config.input[0]
+    dims = list(first.dims)
+    expected = _triton([-1, *dims])
+    natural = _triton([1, *dims[1:]])
+    shown = completed.signature.path.name if completed.signature else "model.py"
+    yield Finding(
+        f"auto_complete_config in {shown} sets max_batch_size {config.max_batch_size} and "
+        f"gives every input and output a leading -1 (input '{first.name}' dims "
+        f"{config_dims(dims)}): Triton adds the batch axis in front, so it expects "
+        f'{expected}; a request with one item of shape {natural} fails with "unexpected '
+        f"shape for input '{first.name}' for model '{context.model.name}'. Expected "
+        f'{expected}, got {natural}"',
+        at=("max_batch_size",),
+        hint="drop the leading -1 from the dims auto_complete_config adds (max_batch_size "
+        "already adds the batch axis)",
+    )

@@ -154,6 +154,12 @@ def no_inputs_or_outputs(context: ModelContext) -> Iterator[Finding]:
     if not backend or fills_empty_lists(context, config):
         return
     entry = BACKENDS.get(backend)
+    if entry is not None and entry.completes_in_model_py and not context.strict:
+        completed = context.completed  # what model.py's auto_complete_config adds
+        if completed.error is not None:
+            return  # PL664 says why it fails
+        if completed.config is not None and completed.io_known:
+            config = completed.config
     if backend == "pytorch" and config.platform == "pytorch_libtorch":
         severity = ERROR
         why = "the PyTorch backend requires at least one and refuses the model when it loads"
