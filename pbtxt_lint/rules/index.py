@@ -39,7 +39,7 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL109', 'version-folder-numeric-prefix', W, 'A folder like 1_old or 2-backup, which Triton reads as a version number.', Stage.NEVER, False, False, Scope.ANY, 'layout.versions'),
     RuleInfo('PL110', 'specific-version-missing', W, 'version_policy.specific lists a version that has no folder.', Stage.NEVER, True, False, Scope.ANY, 'layout.versions'),
     RuleInfo('PL111', 'unused-config-variant', I, 'A configs/<name>.pbtxt that is not used unless Triton runs with --model-config-name=<name>.', Stage.NEVER, False, False, Scope.ANY, 'layout.config_files'),
-    RuleInfo('PL112', 'backend-from-folder-name', W, 'The backend is taken from the text after a dot in the folder name.', Stage.NEVER, False, False, Scope.ANY, 'layout.backend_resolution'),
+    RuleInfo('PL112', 'backend-from-folder-name', I, 'The backend is taken from the text after a dot in the folder name.', Stage.NEVER, False, False, Scope.ANY, 'layout.backend_resolution'),
     RuleInfo('PL113', 'unknown-backend', E, 'A backend the host may lack: an error for a declared host, a warning for a misspelt name, otherwise info.', Stage.LOAD, False, False, Scope.ANY, 'layout.backend_library'),
     RuleInfo('PL114', 'runtime-escapes', E, 'runtime names a library outside the backend folder.', Stage.LOAD, True, False, Scope.ANY, 'layout.backend_library'),
     RuleInfo('PL115', 'unreadable-model-folder', E, 'A model folder that cannot be listed, or a link pbtxt-lint does not follow.', Stage.POLL, False, False, Scope.ANY, 'layout.folders'),

@@ -132,7 +132,7 @@ def _missing(context: ModelContext, artifact: VersionArtifact) -> Finding:
         hint = f"put the model at {model.name}/{where} or set default_model_filename"
     severity = None
     if _may_use_cc_file(context):
-        severity = WARNING
+        severity = INFO  # which file opens depends on the host's GPUs
         detail += (
             "; GPU instances open cc_model_filenames[<compute capability>] instead when "
             "their GPU's capability is listed, but instances on other GPUs or on the CPU "

@@ -22,7 +22,7 @@ from pbtxt_lint.textproto.sourcemap import FieldPath, Key
 from pbtxt_lint.triton.backends import PYTHON_ENV, PYTHON_FORCE_CPU
 from pbtxt_lint.triton.parameters import parameter
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+ERROR, INFO = Severity.ERROR, Severity.INFO
 
 KEYWORD = "$$TRITON_MODEL_DIRECTORY"
 
@@ -145,7 +145,7 @@ def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
             "working directory, not the model folder",
             at=at,
             hint=f'write "{KEYWORD}/{value}" for a file in the model folder',
-            severity=WARNING,
+            severity=INFO,  # whether it is found depends on where the server starts
         )
         return
     if keyword_at < 0:
@@ -171,5 +171,5 @@ def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
             at=at,
             hint="put the environment in the model folder, or use an absolute path of the "
             "serving host",
-            severity=WARNING,
+            severity=INFO,  # it depends on where the repository is served from
         )

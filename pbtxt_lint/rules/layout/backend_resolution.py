@@ -218,7 +218,7 @@ def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL112",
     "backend-from-folder-name",
-    WARNING,
+    INFO,
     "The backend is taken from the text after a dot in the folder name.",
     needs_config=False,
 )

@@ -18,7 +18,7 @@ from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.triton.autofill import backend_of
 from pbtxt_lint.triton.backends import BACKENDS
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+ERROR, INFO = Severity.ERROR, Severity.INFO
 
 
 def _missing_field(
@@ -41,13 +41,13 @@ def _missing_field(
         return ERROR, "ensembles are never auto-completed"
     entry = BACKENDS.get(backend)
     if entry is None or not entry.fills_listed_types_known:
-        return WARNING, f"unless backend '{backend}' fills it in from the model"
+        return INFO, f"unless backend '{backend}' fills it in from the model"
     if backend == "tensorrt" and not first_group_may_be_gpu(config):
         return ERROR, "TensorRT auto-completes only when the first instance group is KIND_GPU"
     if field in entry.fills_listed_types:
         return None
     if backend == "dali":
-        return WARNING, "DALI fills dims only when the pipeline declares the output's ndim"
+        return INFO, "DALI fills dims only when the pipeline declares the output's ndim"
     if entry.completes_in_model_py:
         return ERROR, "only an auto_complete_config in model.py could fill it in"
     return ERROR, f"backend '{backend}' does not fill it in for a tensor the config lists"
