@@ -370,9 +370,11 @@ def _make_fs(scheme: str, options: dict[str, Any]) -> Any:
         fs.retries = ATTEMPTS
         return fs
     if scheme == "gs":
-        import gcsfs  # deferred: the gcs extra
+        # Deferred: the gcs extra. The JSON-API file system itself, as Triton's client
+        # speaks (gcsfs's default class first probes each bucket over gRPC).
+        from gcsfs.core import GCSFileSystem
 
-        return gcsfs.GCSFileSystem(
+        return GCSFileSystem(
             timeout=READ_TIMEOUT, requests_timeout=READ_TIMEOUT, **common, **options
         )
     import adlfs  # deferred: the azure extra
