@@ -19,10 +19,10 @@ from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.docs import doc_markdown
 from pbtxt_lint.linter import LintResult
 from pbtxt_lint.paths import display_path
-from pbtxt_lint.storage import is_remote
 from pbtxt_lint.report.fingerprint import fingerprint
 from pbtxt_lint.rules.base import Rule
 from pbtxt_lint.rules.registry import ALL_RULES
+from pbtxt_lint.storage import is_remote
 
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

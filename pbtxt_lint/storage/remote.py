@@ -150,8 +150,11 @@ class Store:
 
     def _call(self, what: str, path: str, action: Callable[[Any], T]) -> T:
         """Run one request; any failure becomes an OSError saying what the service said."""
-        if self._down is not None:
-            raise ConnectionError(errno.EHOSTUNREACH, self._down)
+        if self._down is not None:  # fail at once, naming the object and the first failure
+            raise ConnectionError(
+                errno.EHOSTUNREACH,
+                f"cannot reach {self._endpoint()} to {what} {self.url_of(path)}: {self._down}",
+            )
         try:
             client = self._client()
             return action(client)
@@ -162,18 +165,22 @@ class Store:
         text = self._clean(_describe(error))
         url = self.url_of(path)
         if _is_connection_error(error):
-            endpoint = self.location.endpoint or f"the {self.service} endpoint"
-            message = f"cannot reach {endpoint} to {what} {url}: {text}"
+            endpoint = self._endpoint()
             with self._lock:
                 if self._down is None:
-                    self._down = f"{endpoint} stopped answering ({text})"
-                    self.stats.lost_connection = self._down
-            return ConnectionError(errno.EHOSTUNREACH, message)
+                    self._down = f"it stopped answering ({text})"
+                    self.stats.lost_connection = f"{endpoint} stopped answering ({text})"
+            return ConnectionError(
+                errno.EHOSTUNREACH, f"cannot reach {endpoint} to {what} {url}: {text}"
+            )
         if isinstance(error, FileNotFoundError) or _status(error) == 404:
             return FileNotFoundError(errno.ENOENT, _not_found(text, url))
         if isinstance(error, PermissionError) or _status(error) in (401, 403):
             return PermissionError(errno.EACCES, f"{self.service} denied access to {url}: {text}")
         return OSError(errno.EIO, f"{self.service} failed to {what} {url}: {text}")
+
+    def _endpoint(self) -> str:
+        return self.location.endpoint or f"the {self.service} endpoint"
 
     def _clean(self, text: str) -> str:
         for secret in self._redact:
