@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	# setuptools>=77 reads the SPDX `license` string; the pre-commit test builds the hook
 	# without isolation from this environment's setuptools (offline), so it must be here.
 	$(BIN)/python -m pip install --quiet --upgrade pip "setuptools>=77"
-	$(BIN)/python -m pip install --quiet -e '.[test,lsp]'
+	$(BIN)/python -m pip install --quiet -e '.[test,lsp,s3,gcs,azure]'
 	# protoc for the schema freshness test; pinned (see scripts/gen_proto.py), no deps
 	# because it declares protobuf<6 but never imports it. Optional off CI.
 	-$(BIN)/python -m pip install --quiet --no-deps grpcio-tools==1.65.5

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.settings import PathIgnore, Settings
+from pbtxt_lint.storage import is_remote
 from pbtxt_lint.targets import RequestedRelease, UnknownRelease, resolve
 
 if TYPE_CHECKING:
@@ -505,7 +506,10 @@ def resolve_settings(
     cli = cli_layer(options)
     groups: dict[Path | None, Resolved] = {}
     for path in paths:
-        found = config if config is not None else find_config_file(path)
+        # A repository in a bucket takes its settings from the working folder (a
+        # checkout of the configs, typically), never from files in the bucket.
+        start = Path(".") if is_remote(path) else path
+        found = config if config is not None else find_config_file(start)
         key = found.resolve() if found is not None else None
         if key not in groups:
             layer = parse_table(load_table(found), found) if found is not None else None

@@ -33,6 +33,7 @@ from pbtxt_lint.repository.layout import (
 from pbtxt_lint.rules.base import Finding, PlannedRule, Rule, Stage
 from pbtxt_lint.rules.meta import unused_suppression
 from pbtxt_lint.settings import Settings
+from pbtxt_lint.storage import is_remote
 from pbtxt_lint.triton.autofill import is_ensemble
 
 if TYPE_CHECKING:
@@ -57,6 +58,14 @@ def lint_models(
     plan = _Plan(targets, settings, [r for r in rules if settings.wants(r.code)], rules)
     indexes = list(range(len(plan.work))) if todo is None else list(todo)
     workers = _workers(len(indexes), jobs)
+    if any(is_remote(target.repository.root) for target in targets):
+        # A cloud repository is read up front, many models at a time, by threads of
+        # this process (a forked worker would inherit the client's I/O thread dead);
+        # the checks that follow only compute.
+        from pbtxt_lint.analysis.prefetch import prefetch  # deferred: only for URLs
+
+        workers = 1
+        prefetch([plan.context(index) for index in indexes])
     # Parsing allocates many small objects and frees few: collecting cycles after every
     # 700 allocations (the default) costs a tenth of the run for nothing.
     threshold = gc.get_threshold()
@@ -141,9 +150,13 @@ class _Plan:
             found = found or error
         return found
 
-    def lint_model(self, index: int) -> Outcome:
+    def context(self, index: int) -> ModelContext:
         repository, folder = self.work[index]
-        context = self.workspaces[id(repository)].context(folder)
+        return self.workspaces[id(repository)].context(folder)
+
+    def lint_model(self, index: int) -> Outcome:
+        _, folder = self.work[index]
+        context = self.context(index)
         internal_errors: list[tuple[str, str, str]] = []
         runnable = self.runnable(context)
         found: list[Diagnostic] = []

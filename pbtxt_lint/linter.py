@@ -15,12 +15,13 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbtxt_lint.cache import Outcome, ResultCache, code_identity, folder_key, settings_key
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.repository.layout import Overlay, PathProblem, Repository, Target, discover
 from pbtxt_lint.settings import Settings
+from pbtxt_lint.storage import is_remote
 
 if TYPE_CHECKING:
     from pbtxt_lint.rules.base import PlannedRule
@@ -45,6 +46,8 @@ class LintResult:
     suppressed: int = 0  # silenced by `# pbtxt-lint: disable` comments
     baselined: int = 0  # left out because the baseline records them
     cached: int = 0  # models reported from the result cache
+    remote: list[dict[str, Any]] = field(default_factory=list)
+    """For cloud repositories: the requests and bytes each one cost (storage.report)."""
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity is severity)
@@ -60,6 +63,7 @@ class LintResult:
         self.suppressed += other.suppressed
         self.baselined += other.baselined
         self.cached += other.cached
+        self.remote.extend(other.remote)
 
 
 def lint(
@@ -84,7 +88,9 @@ def lint(
     work = [(target, name) for target in targets for name in target.selected]
     caches: list[_Keys] = []
     outcomes: dict[int, Outcome] = {}
-    if cache_dir is not None and overlay is None and rules is None:
+    remote = [t.repository.root for t in targets if is_remote(t.repository.root)]
+    # No result cache for a repository in a bucket: see README, "Cloud repositories".
+    if cache_dir is not None and overlay is None and rules is None and not remote:
         setting, code = settings_key(settings), code_identity()
         keys = {
             id(t.repository): _Keys(ResultCache(cache_dir, t.repository.root, setting, code), t)
@@ -120,6 +126,11 @@ def lint(
         result.internal_errors.extend(InternalError(*e) for e in outcome.internal_errors)
         result.suppressed += outcome.suppressed
     result.diagnostics.sort(key=Diagnostic.sort_key)
+    if remote:
+        from pbtxt_lint.storage.report import lost_connections, summarize  # deferred: URLs
+
+        result.remote = summarize(remote)
+        result.path_problems.extend(PathProblem(p, m) for p, m in lost_connections(remote))
     return result
 
 

@@ -14,13 +14,12 @@ the last value of a scalar field wins.
 
 from __future__ import annotations
 
-import contextlib
-import mmap
 import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from pbtxt_lint import storage
 from pbtxt_lint.artifacts.onnx_signature import InferenceReport, OnnxSignature
 from pbtxt_lint.artifacts.signature import (
     ArtifactError,
@@ -168,43 +167,33 @@ def _model_file(path: Path) -> Path:
 
 def _stat(path: Path, missing: str) -> os.stat_result:
     try:
-        return os.stat(path)
+        return storage.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         raise ArtifactError("not-a-file", missing) from None
     except (OSError, ValueError) as exc:
         raise ArtifactError("unreadable", f"cannot access {path}: {_reason(exc)}") from None
 
 
-def _map(path: Path, label: str) -> mmap.mmap:
-    """Map the file read-only; pages are then loaded only where the walker looks."""
+def _map(path: Path, label: str) -> storage.Buffer:
+    """Map the file read-only (an object: read by ranges); bytes are then read only
+    where the walker looks."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        return storage.map_file(path)
     except OSError as exc:
         raise ArtifactError("unreadable", f"cannot open {label}: {_reason(exc)}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ArtifactError("not-a-file", f"{label} is not a regular file")
-        if st.st_size == 0:
-            raise ArtifactError("empty", f"{label} is empty (0 bytes)")
-        try:
-            buf = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError, OverflowError) as exc:
-            raise ArtifactError("unreadable", f"cannot map {label}: {_reason(exc)}") from None
-        # Default readahead (often several MiB) would pull in the weights around every header.
-        if hasattr(mmap, "MADV_RANDOM"):
-            with contextlib.suppress(OSError):
-                buf.madvise(mmap.MADV_RANDOM)
-        return buf
-    finally:
-        os.close(fd)
+    except storage.NotRegularFile:
+        raise ArtifactError("not-a-file", f"{label} is not a regular file") from None
+    except storage.EmptyFile:
+        raise ArtifactError("empty", f"{label} is empty (0 bytes)") from None
+    except storage.MapFailed as exc:
+        raise ArtifactError("unreadable", f"cannot map {label}: {exc.reason}") from None
 
 
 def _reason(exc: BaseException) -> str:
     return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
-def _lfs_error(buf: mmap.mmap, label: str) -> ArtifactError:
+def _lfs_error(buf: storage.Buffer, label: str) -> ArtifactError:
     """Name the missing object: pointer files are tiny text, so reading them whole is safe."""
     text = buf[:1024].decode("utf-8", "replace")
     details = dict(line.split(" ", 1) for line in text.splitlines() if " " in line)
@@ -218,7 +207,7 @@ def _lfs_error(buf: mmap.mmap, label: str) -> ArtifactError:
     )
 
 
-def _hint(buf: mmap.mmap) -> str:
+def _hint(buf: storage.Buffer) -> str:
     head = buf[:8]
     for magic, what in _MAGIC_HINTS:
         if head.startswith(magic):
@@ -231,7 +220,7 @@ class _Wire:
 
     __slots__ = ("buf", "label", "size")
 
-    def __init__(self, buf: mmap.mmap, label: str) -> None:
+    def __init__(self, buf: storage.Buffer, label: str) -> None:
         self.buf = buf
         self.label = label
         self.size = len(buf)
@@ -588,8 +577,9 @@ def _check_external(
                 )
             )
             continue
+        found = _external_file(model_file, location, target)
         try:
-            st = os.stat(target)
+            st = storage.stat(found)
         except (OSError, ValueError):
             st = None
         if st is None or not stat.S_ISREG(st.st_mode):
@@ -597,12 +587,19 @@ def _check_external(
             problems.append(
                 ArtifactProblem(
                     "external-data-missing",
-                    f"external data file '{location}' for {names} {state} (looked for {target})",
+                    f"external data file '{location}' for {names} {state} (looked for {found})",
                 )
             )
             continue
         problems.extend(_check_range(location, group, st.st_size))
     return problems
+
+
+def _external_file(model_file: Path, location: str, target: str) -> Path:
+    """The external data file: `target` on disk; beside the model in its bucket."""
+    if storage.is_remote(model_file):
+        return (model_file.parent / location).resolve()
+    return Path(target)
 
 
 def _check_range(location: str, group: list[_Tensor], size: int) -> list[ArtifactProblem]:

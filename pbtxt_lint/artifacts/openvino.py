@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.parsers import expat
 
+from pbtxt_lint import storage
 from pbtxt_lint.artifacts.signature import (
     ArtifactError,
     ArtifactProblem,
@@ -78,7 +79,7 @@ def read_openvino(path: Path, model_dir: Path) -> OpenVinoSignature:
     """
     label = str(path)
     try:
-        st = os.stat(path)
+        st = storage.stat(path)
     except (OSError, ValueError) as exc:
         raise ArtifactError("not-a-file", f"cannot access {label}: {_reason(exc)}") from None
     if not stat.S_ISREG(st.st_mode):
@@ -94,7 +95,7 @@ def read_openvino(path: Path, model_dir: Path) -> OpenVinoSignature:
         )
     reader = _IrReader()
     try:
-        with open(path, "rb") as handle:
+        with storage.open_binary(path) as handle:
             first = handle.read(_CHUNK)
             if first.startswith(_LFS_MAGIC):
                 raise ArtifactError(
@@ -162,7 +163,7 @@ def _check_weights(
     if os.path.commonpath([root, target]) != root or os.path.islink(weights):
         return []  # not looked at: only files inside the model folder are read
     try:
-        st = os.stat(weights)
+        st = storage.stat(weights)
     except (OSError, ValueError):
         return [
             ArtifactProblem(

@@ -19,13 +19,13 @@ they run and whether they are guarded (inside `try/except ImportError`, a
 from __future__ import annotations
 
 import ast
-import os
 import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pbtxt_lint import storage
 from pbtxt_lint.artifacts.python_model import CLASS_NAME, MAX_SOURCE_BYTES
 from pbtxt_lint.repository.fs import is_inside
 
@@ -91,7 +91,7 @@ def local_modules(folder: Path) -> frozenset[str]:
     """Top-level importable names in `folder`: `x.py`, packages `x/`, extensions `x.*.so`."""
     names: set[str] = set()
     try:
-        with os.scandir(folder) as entries:
+        with storage.scandir(folder) as entries:
             for count, entry in enumerate(entries):
                 if count > 10_000:
                     break
@@ -168,14 +168,13 @@ class _Scan:
             self.unread.append((path, "it is a link to a file outside the repository"))
             return None
         try:
-            info = os.stat(path)
+            info = storage.stat(path)
             if not stat.S_ISREG(info.st_mode):
                 return None
             if info.st_size > MAX_SOURCE_BYTES:
                 self.unread.append((path, f"it is larger than {MAX_SOURCE_BYTES >> 10} KiB"))
                 return None
-            with open(path, "rb") as handle:
-                source = handle.read(MAX_SOURCE_BYTES + 1)
+            source = storage.read_whole(path, MAX_SOURCE_BYTES)
             return ast.parse(source, filename=str(path.parent))
         except (SyntaxError, ValueError):
             self.unread.append((path, "it does not parse"))

@@ -20,7 +20,6 @@ imports, f-strings, while loops, ...) makes the outcome `Unknown` instead of a g
 from __future__ import annotations
 
 import ast
-import os
 import re
 import stat
 import sys
@@ -29,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from pbtxt_lint import storage
 from pbtxt_lint.artifacts.signature import ArtifactError, ArtifactProblem, Signature
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
@@ -191,7 +191,7 @@ def read_python_model(path: Path, model_dir: Path) -> PythonSignature:
     """Analyse model.py without importing it; raises `ArtifactError` if it cannot be read."""
     label = str(path)
     try:
-        st = os.stat(path)
+        st = storage.stat(path)
     except (OSError, ValueError) as exc:
         raise ArtifactError("not-a-file", f"cannot access {label}: {_reason(exc)}") from None
     if not stat.S_ISREG(st.st_mode):
@@ -200,8 +200,7 @@ def read_python_model(path: Path, model_dir: Path) -> PythonSignature:
     if st.st_size > MAX_SOURCE_BYTES:
         return _too_large(path, st.st_size)
     try:
-        with open(path, "rb") as handle:
-            source = handle.read(MAX_SOURCE_BYTES + 1)
+        source = storage.read_whole(path, MAX_SOURCE_BYTES)
     except OSError as exc:
         raise ArtifactError("unreadable", f"cannot read {label}: {_reason(exc)}") from None
     if len(source) > MAX_SOURCE_BYTES:  # it grew after os.stat

@@ -18,14 +18,12 @@ the weights of a frozen graph) by its length, so memory does not grow with the f
 
 from __future__ import annotations
 
-import contextlib
-import mmap
-import os
 import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pbtxt_lint import storage
 from pbtxt_lint.artifacts.signature import (
     ArtifactError,
     ArtifactProblem,
@@ -111,7 +109,7 @@ def read_savedmodel(path: Path, model_dir: Path) -> SavedModelSignature:
     """
     label = str(path)
     try:
-        st = os.stat(path)
+        st = storage.stat(path)
     except (OSError, ValueError) as exc:
         raise ArtifactError("not-a-file", f"cannot access {label}: {_reason(exc)}") from None
     if stat.S_ISDIR(st.st_mode):
@@ -127,20 +125,16 @@ def read_savedmodel(path: Path, model_dir: Path) -> SavedModelSignature:
     if st.st_size == 0:
         raise ArtifactError("empty", f"{label} is empty (0 bytes)")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        buf = storage.map_file(path)  # an object: read by ranges
     except OSError as exc:
         raise ArtifactError("unreadable", f"cannot open {label}: {_reason(exc)}") from None
-    try:
-        try:
-            buf = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError, OverflowError) as exc:
-            raise ArtifactError("unreadable", f"cannot map {label}: {_reason(exc)}") from None
-    finally:
-        os.close(fd)
+    except storage.NotRegularFile:
+        raise ArtifactError("not-a-file", f"{label} is not a regular file") from None
+    except storage.EmptyFile:
+        raise ArtifactError("empty", f"{label} is empty (0 bytes)") from None
+    except storage.MapFailed as exc:
+        raise ArtifactError("unreadable", f"cannot map {label}: {exc.reason}") from None
     with buf:
-        if hasattr(mmap, "MADV_RANDOM"):
-            with contextlib.suppress(OSError):
-                buf.madvise(mmap.MADV_RANDOM)
         if buf[: len(_LFS_MAGIC)] == _LFS_MAGIC:
             raise ArtifactError(
                 "lfs-pointer",
@@ -175,7 +169,7 @@ def read_savedmodel(path: Path, model_dir: Path) -> SavedModelSignature:
 class _Reader:
     """Bounds-checked protobuf wire walker over the mapped file."""
 
-    def __init__(self, buf: mmap.mmap, label: str) -> None:
+    def __init__(self, buf: storage.Buffer, label: str) -> None:
         self.buf = buf
         self.label = label
         self.items = 0

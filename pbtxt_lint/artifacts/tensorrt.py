@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import importlib.util
 import mmap
-import os
 import stat
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pbtxt_lint import storage
 from pbtxt_lint.artifacts.signature import (
     ArtifactError,
     ArtifactProblem,
@@ -160,7 +160,7 @@ def read_plan(path: Path, model_dir: Path) -> PlanSignature:
     """
     label = str(path)
     try:
-        st = os.stat(path)
+        st = storage.stat(path)
     except (OSError, ValueError) as exc:
         raise ArtifactError("not-a-file", f"cannot access {label}: {_reason(exc)}") from None
     if stat.S_ISDIR(st.st_mode):
@@ -170,11 +170,7 @@ def read_plan(path: Path, model_dir: Path) -> PlanSignature:
     if st.st_size == 0:
         raise ArtifactError("empty", f"{label} is empty (0 bytes)")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            head = os.read(fd, 1024)
-        finally:
-            os.close(fd)
+        head = storage.read_head(path, 1024)
     except OSError as exc:
         raise ArtifactError("unreadable", f"cannot read {label}: {_reason(exc)}") from None
     if head.startswith(_LFS_MAGIC):
@@ -204,7 +200,11 @@ def read_plan(path: Path, model_dir: Path) -> PlanSignature:
     facts: dict[str, str] = {"check": "header"}
     if version is not None:
         facts["tensorrt_version"] = ".".join(str(v) for v in version)
-    deep = _deep_check(path, st.st_size)
+    deep = (
+        "the plan is in a bucket: pbtxt-lint reads only its header there"
+        if storage.is_remote(path)
+        else _deep_check(path, st.st_size)
+    )
     if isinstance(deep, str):
         return PlanSignature(
             "plan",

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import io
-import os
 import pickletools
 import stat
 import struct
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from pbtxt_lint import storage
 from pbtxt_lint.artifacts.signature import (
     ArtifactError,
     ArtifactProblem,
@@ -148,7 +148,7 @@ def read_torchscript(path: Path, model_dir: Path) -> TorchScriptSignature:
     """
     label = str(path)
     try:
-        st = os.stat(path)
+        st = storage.stat(path)
     except (OSError, ValueError) as exc:
         raise ArtifactError("not-a-file", f"cannot access {label}: {_reason(exc)}") from None
     if not stat.S_ISREG(st.st_mode):
@@ -157,7 +157,7 @@ def read_torchscript(path: Path, model_dir: Path) -> TorchScriptSignature:
     if st.st_size == 0:
         raise ArtifactError("empty", f"{label} is empty (0 bytes)")
     try:
-        with open(path, "rb") as handle:
+        with storage.open_binary(path) as handle:
             return _read(handle, path, st.st_size)
     except OSError as exc:
         raise ArtifactError("unreadable", f"cannot read {label}: {_reason(exc)}") from None

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
+from pbtxt_lint.cli.urls import LOCAL_ONLY, RepositoryPath
+from pbtxt_lint.storage import is_remote
 
 DEFAULT_CACHE_DIRECTORY = ".pbtxt_lint_cache"
 """The cache folder of a run without --cache-dir, in the working folder (as ruff's)."""
@@ -34,7 +36,7 @@ def _usage_error(message: str) -> NoReturn:
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=RepositoryPath())
 @click.option(
     "--format",
     "output_format",
@@ -151,6 +153,12 @@ def _usage_error(message: str) -> NoReturn:
     "PBTXT_LINT_CACHE_DIR].",
 )
 @click.option("--color/--no-color", default=None, help="Force colour on or off.")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Also say what reading cloud repositories cost (requests, bytes, whole reads).",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 def check(
     paths: tuple[Path, ...],
@@ -177,15 +185,20 @@ def check(
     no_cache: bool,
     cache_dir: Path | None,
     color: bool | None,
+    verbose: bool,
     debug: bool,
 ) -> None:
-    """Check model repositories, model folders or config.pbtxt files (default: .)."""
+    """Check model repositories, model folders or config.pbtxt files (default: .), on
+    disk or in a bucket (s3://, gs://, as://)."""
     from pbtxt_lint.config import ConfigError, Options, resolve_settings
 
     if model_config_name is not None and not model_config_name:
         raise click.BadParameter("empty argument", param_hint="--model-config-name")
     if unsafe_fixes and not (fix or diff):
         raise click.UsageError("--unsafe-fixes needs --fix or --diff")
+    remote = [str(p) for p in paths if is_remote(p)]
+    if fix and remote:
+        _usage_error(f"{remote[0]}: " + LOCAL_ONLY.format(command="--fix"))
     options = Options(
         select=select,
         ignore=ignore,
@@ -211,6 +224,8 @@ def check(
     cache = _cache_directory(no_cache, cache_dir)
     result = _run(groups, baseline if write_baseline is None else None, debug, cache)
     _report_problems(result)
+    if verbose:
+        _report_remote(result)
     failed = bool(result.path_problems or result.internal_errors)
     if write_baseline is not None:
         _write_baseline(write_baseline, result)
@@ -239,6 +254,15 @@ def _report_problems(result: LintResult) -> None:
             f"'{internal.model}': {internal.error} (please report this bug)",
             err=True,
         )
+
+
+def _report_remote(result: LintResult) -> None:
+    """--verbose: what each cloud repository cost to read, on stderr."""
+    from pbtxt_lint.storage.report import describe
+
+    for entry in result.remote:
+        for line in describe(entry):
+            click.echo(f"pbtxt-lint: {line}", err=True)
 
 
 def _cache_directory(no_cache: bool, cache_dir: Path | None) -> Path | None:

@@ -8,10 +8,13 @@ from pathlib import Path
 import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS
+from pbtxt_lint.cli.urls import RepositoryPath
 
 
 @click.command()
-@click.argument("model_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument(
+    "model_dir", type=RepositoryPath(click.Path(exists=True, file_okay=False, path_type=Path))
+)
 @click.option(
     "--gpus",
     type=click.IntRange(min=0),
@@ -31,7 +34,12 @@ def complete(model_dir: Path, gpus: int | None) -> None:
 
 
 @click.command()
-@click.argument("model_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument(
+    "model_dir",
+    type=RepositoryPath(
+        click.Path(exists=True, file_okay=False, path_type=Path), remote=False, command="init"
+    ),
+)
 @click.option("--force", is_flag=True, help="Overwrite an existing config.pbtxt.")
 def init(model_dir: Path, force: bool) -> None:
     """Write a starter config.pbtxt for MODEL_DIR from its model file."""

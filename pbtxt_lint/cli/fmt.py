@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
+from pbtxt_lint.cli.urls import RepositoryPath
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def find_config_files(paths: Iterable[Path]) -> tuple[list[ConfigFileRef], list[
 
 
 @click.command("fmt")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=RepositoryPath(remote=False, command="fmt"))
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file would change.")
 @click.option("--diff", is_flag=True, help="Write nothing; print what would change as a diff.")
 def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:

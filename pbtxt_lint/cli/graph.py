@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_USAGE
+from pbtxt_lint.cli.urls import RepositoryPath
 
 if TYPE_CHECKING:
     from pbtxt_lint.report.graph import Drawing
@@ -16,7 +17,12 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("ensemble")
-@click.argument("path", required=False, default=".", type=click.Path(exists=True, path_type=Path))
+@click.argument(
+    "path",
+    required=False,
+    default=".",
+    type=RepositoryPath(click.Path(exists=True, path_type=Path)),
+)
 @click.option(
     "--format",
     "output_format",

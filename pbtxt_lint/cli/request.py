@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
+from pbtxt_lint.cli.urls import RepositoryPath
 
 if TYPE_CHECKING:
     from pbtxt_lint.request import RequestProblem
@@ -18,7 +19,7 @@ MAX_REQUEST_BYTES = 256 * 1024 * 1024
 
 
 @click.command("request")
-@click.argument("model_dir", type=click.Path(path_type=Path))
+@click.argument("model_dir", type=RepositoryPath(click.Path(path_type=Path)))
 @click.argument("request_file", metavar="REQUEST.json", type=click.Path(path_type=Path))
 @click.option(
     "--format",

@@ -28,7 +28,7 @@ def diagnostic_to_dict(diagnostic: Diagnostic) -> dict[str, Any]:
 
 
 def render_json(result: LintResult) -> str:
-    document = {
+    document: dict[str, Any] = {
         "version": 1,
         "tool": {"name": "pbtxt-lint", "version": __version__},
         "diagnostics": [diagnostic_to_dict(d) for d in result.diagnostics],
@@ -39,4 +39,6 @@ def render_json(result: LintResult) -> str:
             "warnings": result.count(Severity.WARNING),
         },
     }
+    if result.remote:  # a repository in a bucket: what reading it cost
+        document["remote"] = result.remote
     return json.dumps(document, indent=2)

@@ -22,6 +22,7 @@ from pbtxt_lint.paths import display_path
 from pbtxt_lint.report.fingerprint import fingerprint
 from pbtxt_lint.rules.base import Rule
 from pbtxt_lint.rules.registry import ALL_RULES
+from pbtxt_lint.storage import is_remote
 
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -50,6 +51,8 @@ def _rule(rule: Rule) -> dict[str, Any]:
 
 
 def _location(path: Path) -> dict[str, Any]:
+    if is_remote(path):  # an object in a bucket: its URL
+        return {"uri": str(path) + ("/" if path.is_dir() else "")}
     shown = display_path(path)
     if Path(shown).is_absolute():
         return {"uri": path.absolute().as_uri()}

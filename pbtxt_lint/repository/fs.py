@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from pbtxt_lint import storage
+
 MAX_CONFIG_BYTES = 8 * 1024 * 1024
 
 
@@ -40,6 +42,8 @@ def is_inside(root: Path, path: Path) -> bool:
 
 def list_dir(root: Path, folder: Path) -> list[Entry]:
     """The entries of `folder`, sorted bytewise like Triton's std::set of names."""
+    if storage.is_remote(folder):
+        return _list_objects(folder)
     try:
         with os.scandir(folder) as iterator:
             raw = list(iterator)
@@ -61,6 +65,15 @@ def list_dir(root: Path, folder: Path) -> list[Entry]:
     return entries
 
 
+def _list_objects(folder: Path) -> list[Entry]:
+    """A prefix's names (objects and sub-prefixes); a bucket has no symlinks."""
+    try:
+        with storage.scandir(folder) as entries:
+            return [Entry(e.name, e.is_dir(), False, False) for e in entries]
+    except OSError as error:
+        raise FsError(describe_os_error(error, folder)) from None
+
+
 def read_text_file(
     root: Path, path: Path, limit: int = MAX_CONFIG_BYTES, *, known_inside: bool = False
 ) -> bytes:
@@ -72,7 +85,7 @@ def read_text_file(
     if not known_inside and not is_inside(root, path):
         raise FsError(f"{path.name} is a symlink to a file outside the repository; not read")
     try:
-        info = os.stat(path)
+        info = storage.stat(path)
     except OSError as error:
         raise FsError(describe_os_error(error, path)) from None
     if stat.S_ISDIR(info.st_mode):
@@ -86,8 +99,7 @@ def read_text_file(
             "normally a few KiB"
         )
     try:
-        with open(path, "rb") as handle:
-            return handle.read(limit + 1)
+        return storage.read_whole(path, limit)
     except OSError as error:
         raise FsError(describe_os_error(error, path)) from None
 

@@ -19,6 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pbtxt_lint import storage
 from pbtxt_lint.repository.fs import Entry, FolderEntry, FsError, list_dir, read_text_file
 
 if TYPE_CHECKING:
@@ -337,7 +338,12 @@ def discover(
     targets: dict[Path, Target] = {}
     problems = []
     for raw in paths:
-        if not raw.exists() and not raw.is_symlink():
+        if storage.is_remote(raw):
+            problem = _unreachable(raw)
+            if problem is not None:
+                problems.append(problem)
+                continue
+        elif not raw.exists() and not raw.is_symlink():
             problems.append(PathProblem(raw, "no such file or folder"))
             continue
         root, model, config_file = classify(raw.absolute())
@@ -368,6 +374,15 @@ def discover(
     for target in targets.values():
         target.selected = list(dict.fromkeys(target.selected))
     return list(targets.values()), problems
+
+
+def _unreachable(url: Path) -> PathProblem | None:
+    """A URL whose bucket, object or service cannot be reached: what the service said."""
+    try:
+        url.stat()
+    except OSError as error:
+        return PathProblem(url, f"{error.strerror or error}; nothing checked")
+    return None
 
 
 def _nothing_found(
