@@ -98,13 +98,13 @@ def test_findings_name_the_versions_when_several_are_loaded(tmp_path: Path) -> N
     assert finding.message.startswith("versions 1, 2: ")
 
 
-def test_missing_default_file_is_a_warning_when_gpus_may_use_cc_files(tmp_path: Path) -> None:
+def test_missing_default_file_is_info_when_gpus_may_use_cc_files(tmp_path: Path) -> None:
     config = CONFIG + 'cc_model_filenames { key: "8.0" value: "model_sm80.onnx" }\n'
     model_dir = model(tmp_path, config)
     write_model(XY, model_dir / "1" / "model_sm80.onnx")
     result = lint([model_dir.parent], Settings())
     (finding,) = [d for d in result.diagnostics if d.code == "PL600"]
-    assert finding.severity.value == "warning" and "cc_model_filenames" in finding.message
+    assert finding.severity.value == "info" and "cc_model_filenames" in finding.message
     result = lint([model_dir.parent], Settings(gpus=0))
     (finding,) = [d for d in result.diagnostics if d.code == "PL600"]
     assert finding.severity.value == "error"
