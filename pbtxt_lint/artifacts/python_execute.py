@@ -18,11 +18,11 @@ fixed number of times).
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pbtxt_lint.artifacts.python_syntax import Aliases, argument, parents, string_literal
+from pbtxt_lint.artifacts.python_syntax import Aliases, argument, string_literal
 
 FINAL_FLAG = "TRITONSERVER_RESPONSE_COMPLETE_FINAL"
 Guard = Literal["checked", "unchecked", ""]
@@ -126,52 +126,87 @@ def position(node: ast.AST) -> tuple[int, int]:
     return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
 
 
-def execute_facts(
-    tree: ast.Module, cls: ast.ClassDef | None, aliases: Aliases, calls: Iterable[ast.Call]
-) -> ExecuteFacts:
+@dataclass
+class _Index:
+    """What the checks need from the whole tree, gathered in one walk (each walk of a
+    large module costs about as much as a tenth of parsing it)."""
+
+    up: dict[int, ast.AST] = field(default_factory=dict)
+    """id(node) -> its parent."""
+    calls: list[ast.Call] = field(default_factory=list)
+    bindings: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)
+    """(target, value) of assignments, for loops and comprehensions."""
+    identifiers: set[str] = field(default_factory=set)
+    """Every Name id and attribute name."""
+
+    @classmethod
+    def of(cls, tree: ast.Module) -> _Index:
+        index = cls()
+        up = index.up
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                up[id(child)] = node
+                stack.append(child)
+            if isinstance(node, ast.Call):
+                index.calls.append(node)
+            elif isinstance(node, ast.Name):
+                index.identifiers.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                index.identifiers.add(node.attr)
+            elif isinstance(node, ast.Assign) and node.value is not None:
+                index.bindings.extend((target, node.value) for target in node.targets)
+            elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
+                index.bindings.append((node.target, node.value))
+            elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+                index.bindings.append((node.target, node.iter))
+        index.calls.sort(key=position)  # source order, the order findings are reported in
+        return index
+
+    def function_of(self, node: ast.AST) -> ast.AST | None:
+        """The function (or lambda) whose own code `node` is, None at module level."""
+        current = self.up.get(id(node))
+        while current is not None:
+            if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                return current
+            current = self.up.get(id(current))
+        return None
+
+
+def execute_facts(tree: ast.Module, cls: ast.ClassDef | None, aliases: Aliases) -> ExecuteFacts:
     """The facts of `cls.execute` (and of the module around it)."""
-    calls = list(calls)
+    index = _Index.of(tree)
     methods = _local_functions(tree, cls)
     execute = methods.get("execute") if cls is not None else None
     if execute is not None and not _defined_in(execute, cls):
         execute = None
-    flow = _TensorFlow(tree, aliases, calls, methods)
-    up = parents(tree)
+    flow = _TensorFlow(aliases, index, methods)
+    names = index.identifiers
     facts = ExecuteFacts(
         sender_lines=tuple(
             c.lineno
-            for c in calls
+            for c in index.calls
             if isinstance(c.func, ast.Attribute) and c.func.attr == "get_response_sender"
         ),
-        sends=tuple(_sends(tree, up)),
-        final_flag=any(
-            (isinstance(n, ast.Name) and n.id == FINAL_FLAG)
-            or (isinstance(n, ast.Attribute) and n.attr == FINAL_FLAG)
-            for n in ast.walk(tree)
-        ),
-        reads_policy=any(
-            (
-                "decoupled" in n.id.lower()
-                if isinstance(n, ast.Name)
-                else "decoupled" in n.attr.lower()
-            )
-            for n in ast.walk(tree)
-            if isinstance(n, ast.Name | ast.Attribute)
-        ),
-        input_reads=tuple(_input_reads(tree, aliases, up)),
+        sends=tuple(_sends(index)),
+        final_flag=FINAL_FLAG in names,
+        reads_policy=any("decoupled" in name.lower() for name in names),
+        input_reads=tuple(_input_reads(index, aliases)),
         response_tensors=flow.reaching("InferenceResponse"),
         bls_tensors=flow.reaching("InferenceRequest"),
-        bls=tuple(_bls_calls(tree, aliases, calls)),
+        bls=tuple(_bls_calls(tree, aliases, index.calls)),
     )
     if execute is None:
         return facts
     requests = _requests_parameter(execute)
     body = list(_own_nodes(execute))
+    returns = _Returns(methods)
     last = execute.body[-1] if execute.body else None
     return ExecuteFacts(
         line=execute.lineno,
         generator=any(isinstance(n, ast.Yield | ast.YieldFrom) for n in body),
-        returns=tuple(_return(n, methods) for n in body if isinstance(n, ast.Return)),
+        returns=tuple(returns.of(n) for n in body if isinstance(n, ast.Return)),
         ends_in_raise=isinstance(last, ast.Raise),
         first_request=tuple(
             n.lineno
@@ -233,33 +268,40 @@ def _is_name(node: ast.AST, name: str | None) -> bool:
     return name is not None and isinstance(node, ast.Name) and node.id == name
 
 
-def _return(
-    node: ast.Return,
-    functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef],
-    seen: frozenset[int] = frozenset(),
-) -> Return:
-    """What a return statement returns; `return self.helper(requests)` is what the
-    helper returns (None when none of its returns has a value)."""
-    value = node.value
-    if value is None or (isinstance(value, ast.Constant) and value.value is None):
-        return Return(node.lineno, "none")
-    if isinstance(value, ast.List):
-        starred = any(isinstance(e, ast.Starred) for e in value.elts)
-        return Return(node.lineno, "list", -1 if starred else len(value.elts))
-    if isinstance(value, ast.Await):
-        value = value.value
-    helper = _called_helper(value, functions)
-    if helper is not None and id(helper) not in seen and len(seen) < 8:
-        inner = [
-            _return(n, functions, seen | {id(helper)})
-            for n in _own_nodes(helper)
-            if isinstance(n, ast.Return)
-        ]
-        if all(r.kind == "none" for r in inner) and not any(
-            isinstance(n, ast.Yield | ast.YieldFrom) for n in _own_nodes(helper)
-        ):
+class _Returns:
+    """What return statements return; `return self.helper(requests)` is what the
+    helper returns (None when none of its returns has a value). Each helper is judged
+    once, following helpers at most `DEPTH` deep."""
+
+    DEPTH = 8
+
+    def __init__(self, functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> None:
+        self.functions = functions
+        self.none_of: dict[int, bool] = {}
+
+    def of(self, node: ast.Return, depth: int = 0) -> Return:
+        value = node.value
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
             return Return(node.lineno, "none")
-    return Return(node.lineno, "value")
+        if isinstance(value, ast.List):
+            starred = any(isinstance(e, ast.Starred) for e in value.elts)
+            return Return(node.lineno, "list", -1 if starred else len(value.elts))
+        if isinstance(value, ast.Await):
+            value = value.value
+        helper = _called_helper(value, self.functions)
+        if helper is not None and depth < self.DEPTH and self.returns_none(helper, depth + 1):
+            return Return(node.lineno, "none")
+        return Return(node.lineno, "value")
+
+    def returns_none(self, helper: ast.FunctionDef | ast.AsyncFunctionDef, depth: int) -> bool:
+        key = id(helper)
+        if key not in self.none_of:
+            self.none_of[key] = False  # while it is judged (a recursive helper): a value
+            nodes = list(_own_nodes(helper))
+            self.none_of[key] = not any(
+                isinstance(n, ast.Yield | ast.YieldFrom) for n in nodes
+            ) and all(self.of(n, depth).kind == "none" for n in nodes if isinstance(n, ast.Return))
+        return self.none_of[key]
 
 
 def _called_helper(
@@ -302,37 +344,28 @@ def _walks_requests(body: list[ast.AST], requests: str | None) -> bool:
 # --- response senders ------------------------------------------------------------------
 
 
-def _sends(tree: ast.Module, up: Mapping[int, ast.AST]) -> Iterator[SendCall]:
+def _sends(index: _Index) -> Iterator[SendCall]:
     """`.send(...)` calls on objects bound from `get_response_sender()` (by any name or
     `self.` attribute), or on that call itself."""
-    senders: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign) and _is_sender_call(node.value):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            senders.update(_target_key(t) for t in targets)
+    senders = {_target_key(t) for t, value in index.bindings if _is_sender_call(value)}
     senders.discard("")
-    for function in _all_functions(tree):
-        for node in _own_nodes(function):
-            if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "send"
-            ):
-                continue
-            owner = node.func.value
-            if not (_is_sender_call(owner) or _target_key(owner) in senders):
-                continue
-            response = argument(node, 0, "response") or argument(node, 0, "infer_response")
-            flags = argument(node, 1, "flags")
-            sends_response = response is not None and not (
-                isinstance(response, ast.Constant) and response.value is None
-            )
-            yield SendCall(
-                node.lineno,
-                sends_response,
-                flags is not None and not (isinstance(flags, ast.Constant) and flags.value == 0),
-                _in_repeating_loop(node, up, function),
-            )
+    for node in index.calls:
+        if not (isinstance(node.func, ast.Attribute) and node.func.attr == "send"):
+            continue
+        owner = node.func.value
+        if not (_is_sender_call(owner) or _target_key(owner) in senders):
+            continue
+        response = argument(node, 0, "response") or argument(node, 0, "infer_response")
+        flags = argument(node, 1, "flags")
+        sends_response = response is not None and not (
+            isinstance(response, ast.Constant) and response.value is None
+        )
+        yield SendCall(
+            node.lineno,
+            sends_response,
+            flags is not None and not (isinstance(flags, ast.Constant) and flags.value == 0),
+            _in_repeating_loop(node, index.up, index.function_of(node)),
+        )
 
 
 def _is_sender_call(node: ast.AST | None) -> bool:
@@ -352,13 +385,7 @@ def _target_key(node: ast.AST) -> str:
     return ""
 
 
-def _all_functions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            yield node
-
-
-def _in_repeating_loop(node: ast.AST, up: Mapping[int, ast.AST], function: ast.AST) -> bool:
+def _in_repeating_loop(node: ast.AST, up: Mapping[int, ast.AST], function: ast.AST | None) -> bool:
     """Whether a loop around `node` (inside `function`) repeats per request: a while
     loop, or a for loop (or comprehension) over something that is not the requests."""
     current = up.get(id(node))
@@ -385,28 +412,26 @@ def _over_requests(node: ast.AST) -> bool:
 # --- inputs read -----------------------------------------------------------------------
 
 
-def _input_reads(
-    tree: ast.Module, aliases: Aliases, up: Mapping[int, ast.AST]
-) -> Iterator[InputRead]:
-    for function in _all_functions(tree):
-        uses: dict[str, list[ast.AST]] | None = None
-        for node in _own_nodes(function):
-            if not (
-                isinstance(node, ast.Call)
-                and aliases.utility(node.func) == "get_input_tensor_by_name"
-            ):
-                continue
-            name = string_literal(argument(node, 1, "name"))
-            if name is None:
-                continue
-            if uses is None:  # the reads of each name in this function, found once
-                uses = {}
-                for other in _own_nodes(function):
-                    key = _target_key(other) if isinstance(other, ast.Name | ast.Attribute) else ""
-                    if key and not isinstance(getattr(other, "ctx", None), ast.Store):
-                        uses.setdefault(key, []).append(other)
-            guard, user = _guard(node, up, function, uses)
-            yield InputRead(name, node.lineno, guard, *_failure(user))
+def _input_reads(index: _Index, aliases: Aliases) -> Iterator[InputRead]:
+    uses_in: dict[int, dict[str, list[ast.AST]]] = {}
+    for node in index.calls:
+        if aliases.utility(node.func) != "get_input_tensor_by_name":
+            continue
+        name = string_literal(argument(node, 1, "name"))
+        if name is None:
+            continue
+        function = index.function_of(node)
+        if function is None:
+            continue
+        uses = uses_in.get(id(function))
+        if uses is None:  # the reads of each name in this function, found once
+            uses = uses_in[id(function)] = {}
+            for other in _own_nodes(function):
+                key = _target_key(other) if isinstance(other, ast.Name | ast.Attribute) else ""
+                if key and not isinstance(getattr(other, "ctx", None), ast.Store):
+                    uses.setdefault(key, []).append(other)
+        guard, user = _guard(node, index.up, function, uses)
+        yield InputRead(name, node.lineno, guard, *_failure(user))
 
 
 def _failure(user: ast.AST | None) -> tuple[int, str]:
@@ -532,23 +557,16 @@ class _TensorFlow:
     or helper parameter), by name across the module: a name bound in one function and
     read in another counts, which only ever adds reach (and so removes warnings)."""
 
-    tree: ast.Module
     aliases: Aliases
-    calls: list[ast.Call]
+    index: _Index
     functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef]
     _values: dict[str, list[ast.AST]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign) and node.value:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    for name in _bound_names(target):
-                        self._values.setdefault(name, []).append(node.value)
-            elif isinstance(node, ast.For | ast.comprehension):
-                for name in _bound_names(node.target):
-                    self._values.setdefault(name, []).append(node.iter)
-        for call in self.calls:
+        for target, value in self.index.bindings:
+            for name in _bound_names(target):
+                self._values.setdefault(name, []).append(value)
+        for call in self.index.calls:
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert"):
                 key = _target_key(func.value)
@@ -557,7 +575,7 @@ class _TensorFlow:
 
     def reaching(self, sink: str) -> frozenset[tuple[int, int]]:
         starts: list[ast.AST] = []
-        for call in self.calls:
+        for call in self.index.calls:
             if self.aliases.utility(call.func) == sink:
                 starts.extend([*call.args, *(k.value for k in call.keywords)])
         starts.extend(self._helper_arguments(sink))
@@ -598,21 +616,25 @@ class _TensorFlow:
 
     def _helper_arguments(self, sink: str) -> Iterator[ast.AST]:
         """Arguments of calls to local helpers that pass a parameter on to the sink."""
+        used: dict[int, set[str]] = {}
+        for call in self.index.calls:
+            if self.aliases.utility(call.func) != sink:
+                continue
+            function = self.index.function_of(call)
+            if function is not None:
+                used.setdefault(id(function), set()).update(
+                    n.id
+                    for a in (*call.args, *(k.value for k in call.keywords))
+                    for n in ast.walk(a)
+                    if isinstance(n, ast.Name)
+                )
         passing: dict[str, set[int]] = {}
         for name, function in self.functions.items():
-            parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-            used: set[str] = set()
-            for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
-                if self.aliases.utility(call.func) == sink:
-                    used.update(
-                        n.id
-                        for a in (*call.args, *(k.value for k in call.keywords))
-                        for n in ast.walk(a)
-                        if isinstance(n, ast.Name)
-                    )
-            if used:
-                passing[name] = {i for i, p in enumerate(parameters) if p in used}
-        for call in self.calls:
+            names = used.get(id(function))
+            if names:
+                parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+                passing[name] = {i for i, p in enumerate(parameters) if p in names}
+        for call in self.index.calls:
             func = call.func
             called: str | None = func.id if isinstance(func, ast.Name) else None
             offset = 0

@@ -191,7 +191,7 @@ def _join(a: Value, b: Value) -> Value:
 
 
 def _join_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
-    return {k: _join(a.get(k), b.get(k)) for k in a.keys() | b.keys()}
+    return {k: _join(a.get(k), b.get(k)) for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
 
 
 _SAME = frozenset(
@@ -338,17 +338,17 @@ class _Interpreter:
             other = dict(env)
             self.branch(node.body, env)
             self.branch(node.orelse, other)
-            env.update(_join_env(env, other))
+            self.merge(env, other)
         elif isinstance(node, ast.For | ast.AsyncFor):
             self.bind_loop(node.target, node.iter, env)
             before = dict(env)
             self.branch(node.body, env)
             self.branch(node.orelse, env)
-            env.update(_join_env(env, before))
+            self.merge(env, before)
         elif isinstance(node, ast.While):
             before = dict(env)
             self.branch(node.body, env)
-            env.update(_join_env(env, before))
+            self.merge(env, before)
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 value = self.ev(item.context_expr, env)
@@ -363,7 +363,7 @@ class _Interpreter:
             for handler in getattr(node, "handlers", []):
                 other = dict(before)
                 self.branch(handler.body, other)
-                env.update(_join_env(env, other))
+                self.merge(env, other)
             self.branch(getattr(node, "finalbody", []), env)
 
     def branch(self, body: Sequence[ast.stmt], env: dict[str, Value]) -> None:
@@ -416,10 +416,16 @@ class _Interpreter:
 
     # --- expressions ---------------------------------------------------------------------
 
-    def step(self) -> None:
-        self.steps += 1
+    def step(self, cost: int = 1) -> None:
+        self.steps += cost
         if self.steps > MAX_STEPS:
             raise _OutOfSteps
+
+    def merge(self, env: dict[str, Value], other: dict[str, Value]) -> None:
+        """`env` after a branch point whose other path gives `other` (each entry of the
+        environments counts as a step: large ones joined often cost time)."""
+        self.step(1 + (len(env) + len(other)) // 8)
+        env.update(_join_env(env, other))
 
     def ev(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
         if node is None:

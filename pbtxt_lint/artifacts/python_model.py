@@ -326,7 +326,7 @@ def _analyse(tree: ast.Module, path: Path) -> PythonSignature:
     if cls is not None:
         execute, auto_complete = _methods(cls)
     aliases = Aliases.of(nodes.imports)
-    facts = execute_facts(tree, cls, aliases, nodes.calls)
+    facts = execute_facts(tree, cls, aliases)
     names = _Names(nodes, aliases, facts)
     classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
     methods = [

@@ -10,7 +10,7 @@ alike, and never a local function that happens to share the name.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 UTILS_MODULE = "triton_python_backend_utils"
@@ -95,19 +95,3 @@ def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     ):
         return call.args[position]
     return None
-
-
-def functions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """Every function and method of the module, nested ones included."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            yield node
-
-
-def parents(function: ast.AST) -> dict[int, ast.AST]:
-    """id(node) -> its parent, for the nodes under `function`."""
-    found: dict[int, ast.AST] = {}
-    for node in ast.walk(function):
-        for child in ast.iter_child_nodes(node):
-            found[id(child)] = node
-    return found
