@@ -76,6 +76,8 @@ class Py:
     """A Python scalar: "int", "float", "bool", "str", "bytes" or "none"."""
 
     kind: str
+    text: str = ""
+    """A short string literal's value (a dtype may be named by one: "float32")."""
 
 
 @dataclass(frozen=True)
@@ -182,6 +184,8 @@ def _join(a: Value, b: Value) -> Value:
             a.axis0 if a.axis0 == b.axis0 else "",
         )
     if isinstance(a, Py) and isinstance(b, Py):
+        if a.kind == b.kind:
+            return Py(a.kind)
         if {a.kind, b.kind} <= {"int", "float", "bool"}:
             return Py("float" if "float" in (a.kind, b.kind) else "int")
         return None
@@ -1152,7 +1156,7 @@ def _constant(value: object) -> Value:
     if isinstance(value, float):
         return Py("float")
     if isinstance(value, str):
-        return Py("str")
+        return Py("str", value if len(value) <= 16 else "")
     if isinstance(value, bytes):
         return Py("bytes")
     return None
@@ -1198,6 +1202,8 @@ def _dtype(value: Value) -> str | None:
         return value.name or None
     if isinstance(value, Tag) and value.kind == "pytype":
         return npt.BUILTIN_DTYPES.get(value.name)
+    if isinstance(value, Py) and value.kind == "str" and value.text:
+        return npt.STRING_DTYPES.get(value.text.lstrip("<|="))
     return None
 
 
