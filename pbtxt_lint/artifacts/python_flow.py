@@ -1238,4 +1238,8 @@ def _text(node: ast.AST | None, limit: int = 48) -> str:
         text = ast.unparse(node)
     except (RecursionError, ValueError):
         return "..."
-    return text if len(text) <= limit else "..." + text[3 - limit :]
+    if len(text) <= limit:
+        return text
+    tail = text[3 - limit :]
+    dot = tail.find(".")
+    return "..." + (tail[dot + 1 :] if dot >= 0 else tail)  # "...as_numpy()[0]"

@@ -12,11 +12,12 @@ that starts from the config's inputs; whatever it cannot follow is not judged.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.artifacts.python_common import (
+    Consumer,
     PythonModel,
     consumers,
     full_shape,
@@ -47,14 +48,19 @@ def _answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, object]]:
         yield io, out.line, out.value
 
 
-def _ensemble_effect(context: ModelContext, output: str, what: str) -> str:
-    """'; in ensemble E, step M then fails every request: "<its message>"'."""
+def _ensemble_effect(
+    context: ModelContext, output: str, describe: Callable[[Consumer], str | None]
+) -> str:
+    """'; in ensemble E the next step M then fails every request: "<its message>"' for
+    the first ensemble step that reads `output` and refuses it (`describe` gives the
+    consumer's message, None when that consumer accepts the tensor)."""
     for consumer in consumers(context, output):
-        return (
-            f"; in ensemble '{consumer.ensemble}' the next step '{consumer.model}' then fails "
-            f"every request: \"in ensemble '{consumer.ensemble}', "
-            f'{what.format(input=consumer.input.name, model=consumer.model)}"'
-        )
+        said = describe(consumer)
+        if said is not None:
+            return (
+                f"; in ensemble '{consumer.ensemble}' the next step '{consumer.model}' then "
+                f"fails every request: \"in ensemble '{consumer.ensemble}', {said}\""
+            )
     return ""
 
 
@@ -118,12 +124,17 @@ def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
                     f"answer carries {io.name} as {wire}, not {expected} (HTTP 200), and "
                     f"clients that decode it as {expected} read wrong values"
                 )
-                message += _ensemble_effect(
-                    context,
-                    io.name,
-                    "inference input '{input}' data-type is '" + str(wire) + "', but model "
-                    "'{model}' expects '" + str(expected) + "'",
-                )
+
+                def refused(consumer: Consumer, wire: str | None = wire) -> str | None:
+                    wanted = protocol_from_config_type(type_name(consumer.input.data_type))
+                    if wanted == wire:
+                        return None
+                    return (
+                        f"inference input '{consumer.input.name}' data-type is '{wire}', but "
+                        f"model '{consumer.model}' expects '{wanted}'"
+                    )
+
+                message += _ensemble_effect(context, io.name, refused)
                 hint = f"cast before sending: .astype(np.{_numpy_name(declared)})"
             yield Finding(message, file=model.artifact.opened, span=line_span(line), hint=hint)
 
@@ -222,12 +233,15 @@ def python_output_drops_batch(context: ModelContext) -> Iterator[Finding]:
                     f"every answer has {io.name} shaped {got} where the config promises "
                     f"{_batched_shape(io, 1)} (HTTP 200, no error)"
                 )
-            effect += _ensemble_effect(
-                context,
-                io.name,
-                "unexpected shape for input '{input}' for model '{model}'. Expected "
-                f"{full_shape(io, True)}, got {got}",
-            )
+
+            def misshaped(consumer: Consumer, got: str = got) -> str | None:
+                return (
+                    f"unexpected shape for input '{consumer.input.name}' for model "
+                    f"'{consumer.model}'. Expected {full_shape(consumer.input, consumer.batched)}"
+                    f", got {got}"
+                )
+
+            effect += _ensemble_effect(context, io.name, misshaped)
             yield Finding(
                 f'{model.shown} line {line} answers output "{io.name}" without the batch axis '
                 f"(removed by {value.dropped}) although the model batches (max_batch_size "
@@ -301,7 +315,7 @@ def python_output_rank(context: ModelContext) -> Iterator[Finding]:
             effect = _ensemble_effect(
                 context,
                 io.name,
-                "unexpected shape for input '{input}' for model '{model}'",
+                lambda c: f"unexpected shape for input '{c.input.name}' for model '{c.model}'",
             )
             yield Finding(
                 message + effect,

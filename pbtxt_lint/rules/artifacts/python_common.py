@@ -120,6 +120,8 @@ class Consumer:
     ensemble: str
     model: str
     input: ModelInput
+    batched: bool
+    """The consumer's max_batch_size is > 0 (Triton then expects the batch dim first)."""
 
 
 def consumers(context: ModelContext, output: str) -> Iterator[Consumer]:
@@ -143,6 +145,9 @@ def consumers(context: ModelContext, output: str) -> Iterator[Consumer]:
                     target_config = target.completed.config if target is not None else None
                     if target_config is None:
                         continue
+                    batched = target_config.max_batch_size > 0
                     for io in target_config.input:
                         if io.name == key:
-                            yield Consumer(config.name or folder.name, reader.model_name, io)
+                            yield Consumer(
+                                config.name or folder.name, reader.model_name, io, batched
+                            )
