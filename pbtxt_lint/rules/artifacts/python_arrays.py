@@ -80,7 +80,8 @@ def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
     comes back as FP64 (HTTP 200; clients that read FP32 get wrong values), the next
     step of an ensemble refuses it, and a `<U` array for a TYPE_STRING output fails
     every request ("NumPy dtype is not supported": strings travel as bytes objects,
-    `dtype=np.object_`).
+    `dtype=np.object_`). Observed on tritonserver 2.51: HTTP 200 with
+    `"datatype":"FP64"` for an FP32 output, and HTTP 500 for a `<U` array.
 
     Bad:
         pb_utils.Tensor("CLASS_ID", np.argmax(probs, axis=1))      (TYPE_INT32)
@@ -159,7 +160,8 @@ def python_reshape_one_item(context: ModelContext) -> Iterator[Finding]:
     """With `max_batch_size` > 0 every input arrives with the batch axis first
     (`[batch, 224, 224, 3]`), and a request may carry several items. Reshaping it to
     the literal shape of a single item (`reshape(3, 224, 224)`) works for a batch of 1
-    only: any larger batch fails with NumPy's ValueError.
+    only: any larger batch fails with NumPy's ValueError (observed on tritonserver
+    2.51: "cannot reshape array of size 6144 into shape (3,32,32)" for a batch of 2).
 
     Bad:
         chw = image.transpose(0, 3, 1, 2).reshape(3, 224, 224)
@@ -205,7 +207,8 @@ def python_output_drops_batch(context: ModelContext) -> Iterator[Finding]:
     and never putting it back) answers one item where a batch was asked: a request
     with a batch of 2 gets the first item's answer shaped `dims`, the second item
     gets nothing, and the next step of an ensemble refuses the tensor. The Python
-    backend does not check output shapes.
+    backend does not check output shapes (observed on tritonserver 2.51: HTTP 200
+    with LOGITS shaped [10] for a batch of 2).
 
     Bad:
         pb_utils.Tensor("LOGITS", logits[0])
@@ -265,7 +268,8 @@ def python_output_rank(context: ModelContext) -> Iterator[Finding]:
     says: a model with `max_batch_size: 0` whose input `[3, 224, 224]` is one image
     but whose code treats axis 0 as a batch (`x.reshape(x.shape[0], -1)`, `for img in
     x`) answers one row per colour channel, `[3, 1000]` where the config promises
-    `[1000]`. Clients that trust the model metadata misread it, and the next step of
+    `[1000]` (observed on tritonserver 2.51: HTTP 200, shape [3,10] for a [10]
+    output). Clients that trust the model metadata misread it, and the next step of
     an ensemble refuses it. Only ranks the data flow knows for sure are compared; a
     mismatch is a warning when the cause is known (axis 0 taken as a batch) or a step
     of an ensemble consumes the output, and info otherwise (the answer's shape
