@@ -8,6 +8,7 @@ parses the file and emulates literal `auto_complete_config` bodies.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -268,7 +269,12 @@ def _containing(name: str, candidates: list[str]) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-_CONTROL_WORDS = ("start", "end", "ready", "corrid", "correlation", "sequence_id", "seq_id")
+_CONTROL_NAME = re.compile(
+    r"(seq(uence)?_?)?(start|end|ready|corr_?id|correlation(_?id)?)(_flag)?", re.IGNORECASE
+)
+"""Names that read like a sequence control tensor (START, SEQUENCE_END, CORRID, ...)."""
+_STATE_NAME = re.compile(r"(\w+_)?state(_?(in|out|input|output))?", re.IGNORECASE)
+"""Names that read like an implicit state tensor (state_in, ENERGY_STATE_OUT, ...)."""
 
 
 def _name_hint(model: PythonModel, name: str, kind: str) -> str:
@@ -289,13 +295,13 @@ def _name_hint(model: PythonModel, name: str, kind: str) -> str:
         if tensor is not None and tensor.role not in ("input", "output"):
             return f'did you mean "{guess}" (the {tensor.described})?'
         return f'did you mean "{guess}"?'
-    lowered = name.lower()
-    if tensors.sequence and any(word in lowered for word in _CONTROL_WORDS):
+    if kind == "input" and _CONTROL_NAME.fullmatch(name):
         return (
-            f'if "{name}" is a sequence control, name it in sequence_batching.control_input '
-            "(Triton fills it in); otherwise use a tensor the config declares"
+            f'if "{name}" is a sequence control, name it in a sequence_batching control_input '
+            "(Triton fills it in on every request of a sequence); otherwise read a tensor the "
+            "config declares"
         )
-    if tensors.sequence and "state" in lowered:
+    if _STATE_NAME.fullmatch(name):
         return (
             "the Python backend keeps no implicit state: keep the state in the model "
             "instance, keyed by the CORRID control tensor or request.correlation_id()"
