@@ -9,8 +9,9 @@ tensorrt_backend, and pytorch_backend support implicit state"; python_backend ha
 such call. Sequence control tensors (START, END, READY, CORRID) do work there: the
 core fills them in for every backend.
 
-This rule reads the config (and model.py when it can, to tell a state the code uses
-from one it ignores), so it also runs with `--config-only`.
+This rule reads the config, and model.py to tell a state the code uses (a warning)
+from one it ignores (info); with `--config-only`, or when model.py names its tensors at
+run time, it says what happens if the code uses the state (info).
 """
 
 from __future__ import annotations
@@ -81,12 +82,18 @@ def implicit_state_unsupported(context: ModelContext) -> Iterator[Finding]:
             severity=INFO,
         )
         return
+    effect = (
+        "so the answers are wrong (HTTP 200, no error)"
+        if used
+        else "so if model.py reads it, its answers are wrong"
+    )
     yield Finding(
         f"model '{config.name}' declares implicit state ({pairs}), but the {config.backend} "
         "backend does not implement implicit state: from the second request of a sequence "
         "the state input holds an uninitialised value (or initial_state, every time), never "
-        "the state the model returned, so the answers are wrong (HTTP 200, no error)",
+        f"the state the model returned, {effect}",
         at=("sequence_batching", "state", 0),
         hint="remove the state block and keep the state in the model instance, keyed by the "
         "CORRID control tensor (or request.correlation_id()); control tensors work as they are",
+        severity=None if used else INFO,
     )
