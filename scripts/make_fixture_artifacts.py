@@ -710,6 +710,17 @@ ARTIFACTS: dict[str, Spec] = {
         ],
         [("y", FLOAT, ["batch", 4])],
     ),
+    # Implicit state on ONNX Runtime: the graph takes the controls and the state input
+    # and returns the state output; the config lists only x and y.
+    "PL666/pass_onnx_implicit_state/m/1/model.onnx": Graph(
+        [
+            ("x", FLOAT, ["batch", 4]),
+            ("state_in", FLOAT, ["batch", 4]),
+            ("START", INT32, ["batch", 1]),
+            ("CORRID", UINT64, ["batch", 1]),
+        ],
+        [("y", FLOAT, ["batch", 4]), ("state_out", FLOAT, ["batch", 4])],
+    ),
     "PL617/fail_scalar_with_batching/m/1/model.onnx": Graph(
         [("x", FLOAT, ["batch", 4]), ("temperature", FLOAT, [])], [("y", FLOAT, ["batch", 4])]
     ),

@@ -55,6 +55,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbtxt_lint.artifacts.openvino import OpenVinoSignature, read_openvino
+from pbtxt_lint.artifacts.python_flow import Arr, Flow, InputFacts, analyse_flow
 from pbtxt_lint.artifacts.python_model import (
     MAX_SOURCE_BYTES,
     Completed,
@@ -349,6 +350,21 @@ AUTOFILL_CONFIGS = [
 ]  # fmt: skip
 
 
+FLOW_FACTS: list[tuple[dict[str, InputFacts], dict[str, str | None]]] = [
+    ({}, {}),
+    (
+        {
+            "X": InputFacts("uint8", 3, 12, True),
+            "IN": InputFacts("float32", 1, None, False),
+            "TEXT": InputFacts("object", 2, 1, True),
+        },
+        {"Y": "float32", "OUT": "object"},
+    ),
+]
+"""Configs the value flow of a fuzzed model.py is run under (the rules run it with the
+model's own config)."""
+
+
 def check_python(sig: PythonSignature, path: Path) -> None:
     assert sig.model_class in ("class", "imported", "unknown", "absent")
     assert sig.execute in ("present", "absent", "unknown")
@@ -360,6 +376,45 @@ def check_python(sig: PythonSignature, path: Path) -> None:
             with bounded("auto_complete_config emulation"):
                 outcome = sig.auto_complete.emulate(config)
             assert isinstance(outcome, Completed | Refused | Unknown)
+    check_execute_facts(sig)
+    for inputs, outputs in FLOW_FACTS:  # the PL667/PL697-PL699 rules run it per config
+        with bounded("value flow"):
+            flow = analyse_flow(sig.module, inputs, outputs)
+        check_flow(flow)
+
+
+def check_execute_facts(sig: PythonSignature) -> None:
+    facts = sig.execute_facts
+    assert facts.line >= 0 and all(r.line >= 1 for r in facts.returns)
+    assert all(r.kind in ("none", "list", "value") and r.items >= -1 for r in facts.returns)
+    assert all(line >= 1 for line in (*facts.first_request, *facts.sender_lines))
+    assert all(send.line >= 1 for send in facts.sends)
+    for read in facts.input_reads:
+        assert isinstance(read.name, str) and read.line >= 1 and read.deref_line >= 0
+        assert read.guard in ("checked", "unchecked", "") and (read.guard == "unchecked") == bool(
+            read.error
+        )
+    for call in facts.bls:
+        assert call.model_name is None or isinstance(call.model_name, str)
+        assert all(isinstance(n, str) and line >= 1 for n, line in call.inputs)
+    for line, column in (*facts.response_tensors, *facts.bls_tensors):
+        assert line >= 1 and column >= 0
+    if not sig.parsed:
+        assert sig.module is None or not sig.problems
+
+
+def check_flow(flow: Flow) -> None:
+    assert isinstance(flow, Flow)
+    for out in flow.outputs:
+        assert isinstance(out.name, str) and out.line >= 1
+        value = out.value
+        if value is not None:
+            assert isinstance(value, Arr)
+            assert value.dtype is None or isinstance(value.dtype, str)
+            assert value.rank is None or value.rank >= 0
+            assert value.size is None or value.size > 0
+    for reshape in flow.reshapes:
+        assert reshape.item_size > 0 and all(d > 0 for d in reshape.shape)
 
 
 FORMAT_CHECKS: dict[str, Callable[[Any, Path], None]] = {
@@ -950,10 +1005,68 @@ def autofill_models(draw: st.DrawFn) -> bytes:
     return source.encode()
 
 
+EXECUTE_STATEMENTS = [
+    'x = pb_utils.get_input_tensor_by_name(request, "X").as_numpy()',
+    'x = pb_utils.get_input_tensor_by_name(request, "IN")', "x = x.as_numpy()",
+    'x = pb_utils.get_input_tensor_by_name(request, "TEXT").as_numpy()',
+    "x = x[0]", "x = x[:, None]", "x = x[..., 0, None]", "x = x[x]", "x = x[-1:]",
+    "x = x.reshape(3, 2, 2)", "x = x.reshape(x.shape[0], -1)", "x = x.reshape((2, -1))",
+    "x = x.reshape(*x.shape)", "x = np.reshape(x, (4, 3))", "x = x.transpose(2, 0, 1)",
+    "x = x.T", "x = np.argmax(x, axis=1)", "x = x / 255.0", "x = x @ x", "x = -x",
+    "x = x.sum(axis=(0, 1), keepdims=True)", "x = x.mean()", "x = np.exp(x).astype('float16')",
+    "x = np.zeros((2, 3), np.int32)", "x = np.full((2,), 1.5)", "x = np.array([[1, 2]])",
+    "x = np.array(['a'])", "x = np.array([x, x])", "x = np.stack([r for r in x])",
+    "x = np.concatenate([x, x], axis=1)", "x = np.expand_dims(x, 0)", "x = np.squeeze(x)",
+    "l = []", "l.append(x)", "l.extend(l)", "l += [x]", "x = np.array(l)", "x = helper(x)",
+    "x = self.helper(x)", "x = self.w", "self.w = x", "x = len(x)", "x = x.shape[0]",
+    "x = (y := x[1:])", "x = x if x is None else x + 1", "x = [[s] for s in x]",
+    "x = np.where(x > 0, x, 0.0)", "x = np.float32(x)", "x = float(x)", "x = str(x).encode()",
+    "if x:\n    x = x.T", "for r in x:\n    x = r", "while x:\n    x = x + 1",
+    "try:\n    x = x[0]\nexcept Exception:\n    x = None", "with x as y:\n    x = y",
+    "sender = request.get_response_sender()",
+    'sender.send(pb_utils.InferenceResponse([pb_utils.Tensor("Y", x)]))',
+    "sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)",
+    'responses.append(pb_utils.InferenceResponse([pb_utils.Tensor("Y", x)]))',
+    'responses.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", x), *l]))',
+    'x = pb_utils.InferenceRequest(model_name="m", inputs=[pb_utils.Tensor("T", x)], '
+    'requested_output_names=["O"]).exec()',
+    "return responses", "return [pb_utils.InferenceResponse([])]", "return self.helper(requests)",
+    "return None", "raise ValueError(x)", "request = requests[0]", "del x", "pass",
+]  # fmt: skip
+
+
+@st.composite
+def execute_models(draw: st.DrawFn) -> bytes:
+    """A model.py whose execute (and helpers) are random programs over arrays, senders,
+    responses and BLS requests, as the value flow and the execute facts read them."""
+
+    def block(indent: str) -> str:
+        lines = draw(st.lists(st.sampled_from(EXECUTE_STATEMENTS), min_size=1, max_size=10))
+        return "".join(indent + line.replace("\n", "\n" + indent) + "\n" for line in lines)
+
+    source = (
+        "import numpy as np\nimport triton_python_backend_utils as pb_utils\n\n\n"
+        f"def helper(x):\n{block('    ')}    return helper(x)\n\n\n"
+        "class TritonPythonModel:\n"
+        f"    def helper(self, x):\n{block('        ')}        return self.helper(x)\n\n"
+        "    def execute(self, requests):\n        responses = []\n        x = None\n"
+        f"        for request in requests:\n{block('            ')}"
+        f"{block('        ')}"
+    )
+    return source.encode()
+
+
 @FUZZ
 @given(data=python_sources())
 def test_python_random_source(data: bytes) -> None:
     read_bytes(FORMATS["python"], data)
+
+
+@settings(FUZZ, max_examples=150)
+@given(data=execute_models())
+def test_python_random_execute(data: bytes) -> None:
+    sig = read_bytes(FORMATS["python"], data)
+    assert isinstance(sig, PythonSignature) and (sig.parsed or sig.syntax_error)
 
 
 @settings(FUZZ, max_examples=60)

@@ -132,7 +132,8 @@ def test_literal_names_aliases_and_bls_requests(tmp_path: Path) -> None:
                     pb.InferenceRequest(model_name="x", inputs=extra, requested_output_names=[])
                     out = pb.Tensor.from_dlpack("OUT", a)
                     out2 = T(f"OUT{1}", a)
-                return []
+                    scratch = pb.Tensor("SCRATCH", a)  # reaches no response: not an output
+                return [pb.InferenceResponse([out, out2])]
         """,
     )
     assert [u.name for u in signature.inputs_read] == ["IN"]

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from pbtxt_lint import storage
+from pbtxt_lint.artifacts.python_execute import ExecuteFacts, execute_facts, position
+from pbtxt_lint.artifacts.python_syntax import Aliases
 from pbtxt_lint.artifacts.signature import ArtifactError, ArtifactProblem, Signature
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
@@ -59,7 +61,6 @@ nor time. With MAX_STEPS this is the emulation's whole budget."""
 MAX_DEPTH = 100
 """Nesting of the lists, tuples and dicts the emulation walks, at most: Python recurses
 through them to compare, hash or format."""
-UTILS_MODULE = "triton_python_backend_utils"
 CLASS_NAME = "TritonPythonModel"
 _LFS_MAGIC = b"version https://git-lfs.github.com/spec/v1"
 _NEWER_SYNTAX = re.compile(r"^\s*type\s+\w+.*=|^\s*(?:async\s+)?(?:def|class)\s+\w+\s*\[|f['\"]")
@@ -181,6 +182,11 @@ class PythonSignature(Signature):
     output_configs: tuple[NameUse, ...] = ()
     dynamic_names: int = 0
     """Name arguments that are not string literals (not checked)."""
+    execute_facts: ExecuteFacts = field(default_factory=ExecuteFacts, repr=False)
+    """What execute does with requests, responses and senders (`python_execute`)."""
+    module: ast.Module | None = field(default=None, repr=False, compare=False)
+    """The parsed file, for the checks that follow values through execute
+    (`python_flow`); None when the file was not parsed."""
 
     @property
     def parsed(self) -> bool:
@@ -311,20 +317,6 @@ def _collect(tree: ast.Module) -> _Nodes:
     return nodes
 
 
-def _subtree(node: ast.AST, seen: set[int]) -> Iterator[ast.AST]:
-    """The nodes under `node` (itself included) not in `seen`, added to it as they are
-    yielded: a subtree already seen is skipped whole, so nested calls cost no more than
-    the tree."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        stack.extend(ast.iter_child_nodes(current))
-
-
 def _analyse(tree: ast.Module, path: Path) -> PythonSignature:
     nodes = _collect(tree)
     binding, cls = _model_class(tree, nodes.writes_globals)
@@ -332,7 +324,9 @@ def _analyse(tree: ast.Module, path: Path) -> PythonSignature:
     auto_complete = None
     if cls is not None:
         execute, auto_complete = _methods(cls)
-    names = _Names(nodes)
+    aliases = Aliases.of(nodes.imports)
+    facts = execute_facts(tree, cls, aliases)
+    names = _Names(nodes, aliases, facts)
     classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
     methods = [
         n.name
@@ -358,6 +352,8 @@ def _analyse(tree: ast.Module, path: Path) -> PythonSignature:
         input_configs=tuple(names.input_configs),
         output_configs=tuple(names.output_configs),
         dynamic_names=names.dynamic,
+        module=tree,
+        execute_facts=facts,
     )
 
 
@@ -413,23 +409,14 @@ def _methods(cls: ast.ClassDef) -> tuple[str, AutoComplete | None]:
 class _Names:
     """Literal tensor names passed to triton_python_backend_utils, wherever it is imported."""
 
-    def __init__(self, nodes: _Nodes) -> None:
-        self.modules: set[str] = set()
-        self.functions: dict[str, str] = {}
-        for node in nodes.imports:
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.name == UTILS_MODULE:
-                        self.modules.add(alias.asname or alias.name)
-            elif isinstance(node, ast.ImportFrom) and node.module == UTILS_MODULE:
-                for alias in node.names:
-                    self.functions[alias.asname or alias.name] = alias.name
+    def __init__(self, nodes: _Nodes, aliases: Aliases, facts: ExecuteFacts) -> None:
+        self._utility = aliases.utility
         self.inputs: list[NameUse] = []
         self.outputs: list[NameUse] = []
         self.input_configs: list[NameUse] = []
         self.output_configs: list[NameUse] = []
         self.dynamic = 0
-        excluded = self._request_tensors(nodes)
+        answers = facts.response_tensors - facts.bls_tensors
         for call in nodes.calls:
             function = self._utility(call.func)
             if function == "get_input_tensor_by_name":
@@ -438,28 +425,8 @@ class _Names:
                 self._record(call, 1, "name", self.input_configs)
             elif function == "get_output_config_by_name":
                 self._record(call, 1, "name", self.output_configs)
-            elif function in ("Tensor", "Tensor.from_dlpack") and id(call) not in excluded:
+            elif function in ("Tensor", "Tensor.from_dlpack") and position(call) in answers:
                 self._record(call, 0, "name", self.outputs)
-
-    def _utility(self, func: ast.expr) -> str | None:
-        """The triton_python_backend_utils function a call targets, if it is one."""
-        if isinstance(func, ast.Name):
-            return self.functions.get(func.id)
-        if isinstance(func, ast.Attribute):
-            owner = func.value
-            if isinstance(owner, ast.Name):
-                if owner.id in self.modules:
-                    return func.attr
-                if owner.id in self.functions and self.functions[owner.id] == "Tensor":
-                    return f"Tensor.{func.attr}"
-            if (
-                isinstance(owner, ast.Attribute)
-                and isinstance(owner.value, ast.Name)
-                and owner.value.id in self.modules
-                and owner.attr == "Tensor"
-            ):
-                return f"Tensor.{func.attr}"
-        return None
 
     def _record(self, call: ast.Call, position: int, keyword: str, into: list[NameUse]) -> None:
         argument: ast.expr | None = call.args[position] if len(call.args) > position else None
@@ -470,34 +437,6 @@ class _Names:
             into.append(NameUse(argument.value, call.lineno))
         elif argument is not None:
             self.dynamic += 1
-
-    def _request_tensors(self, nodes: _Nodes) -> set[int]:
-        """Tensor(...) calls that build BLS requests (inputs of another model), not outputs."""
-        excluded: set[int] = set()
-        names: set[str] = set()
-        for call in nodes.calls:
-            if self._utility(call.func) == "InferenceRequest":
-                names.update(s.id for s in _subtree(call, excluded) if isinstance(s, ast.Name))
-        values: list[ast.AST] = []
-        for node in nodes.assigns:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if node.value is not None and any(
-                isinstance(t, ast.Name) and t.id in names for t in targets
-            ):
-                values.append(node.value)
-        for call in nodes.calls:
-            func = call.func
-            if (
-                isinstance(func, ast.Attribute)
-                and func.attr in ("append", "extend", "insert")
-                and isinstance(func.value, ast.Name)
-                and func.value.id in names
-            ):
-                values.append(call)
-        for value in values:
-            for _ in _subtree(value, excluded):
-                pass
-        return excluded
 
 
 # --- auto_complete_config emulation ------------------------------------------------------------

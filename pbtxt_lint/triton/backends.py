@@ -113,6 +113,12 @@ class Backend:
     """Whether `fills_listed_types` is known to be complete; False: whether auto-complete
     fills a missing data_type or dims of a tensor the config lists was not checked, so
     a missing one is a warning, not an error."""
+    implicit_state: bool | None = None
+    """Keeps `sequence_batching.state` between requests (TRITONBACKEND_StateNew and
+    StateUpdate); False: the state input never holds the previous output; None: unknown."""
+    batch_inputs: bool | None = None
+    """Computes `batch_input` tensors and feeds them to the model; False: the model
+    never receives them; None: unknown."""
 
 
 # --- parameters, as each backend reads them ------------------------------------------
@@ -273,6 +279,8 @@ BACKENDS: Mapping[str, Backend] = {
             default_cpu_count=2,
             parameters=(*ORT_INT, *ORT_BOOL, *ORT_GPU_CHOICES, *ORT_OTHER),
             reads_fields=_GRAPH_FIELDS,
+            implicit_state=True,
+            batch_inputs=True,
         ),
         # tensorrt_backend src/model_state.cc: AutoCompleteConfig fills I/O, data types,
         # dims and max_batch_size from the engine (only on a GPU instance).
@@ -292,6 +300,8 @@ BACKENDS: Mapping[str, Backend] = {
             reads_secondary_devices=True,
             unsupported_types=_NO_TENSORRT_TYPE,
             parameters=(TRT_ALLOCATION, *TRT_MULTI_DEVICE, "CUDA_CONTEXT_PTR"),
+            implicit_state=True,
+            batch_inputs=True,
             reads_fields=frozenset(
                 {
                     ("optimization", "cuda"),
@@ -315,6 +325,7 @@ BACKENDS: Mapping[str, Backend] = {
             checks_dims=False,
             unsupported_types=frozenset({"TYPE_UINT16", "TYPE_UINT32", "TYPE_UINT64", "TYPE_BF16"}),
             parameters=(*PYTORCH_BOOL, *PYTORCH_INT),
+            implicit_state=True,
         ),
         # tensorflow_backend src/tensorflow.cc: auto-complete from the SavedModel signature.
         # build.py `enable_all()` lists it (as tensorflow1/tensorflow2 until v2.32.0, the
@@ -362,6 +373,8 @@ BACKENDS: Mapping[str, Backend] = {
         # python_backend src/python_be.cc and pb_stub.cc: auto_complete_config in model.py;
         # the config's dims are never compared with what model.py does.
         # In every image: the LLM images serve their Python-based backends with it.
+        # execute gets the request's inputs only (SaveRequestsToSharedMemory), and no
+        # TRITONBACKEND_State* call keeps implicit state.
         Backend(
             "python",
             published="python_backend",
@@ -379,6 +392,8 @@ BACKENDS: Mapping[str, Backend] = {
             checks_batch_size=True,
             checks_dims=False,
             parameters=(PYTHON_ENV, PYTHON_FORCE_CPU),
+            implicit_state=False,
+            batch_inputs=False,
         ),
         # dali_backend: fills I/O and data types from the pipeline, dims when it can.
         Backend(

@@ -14,6 +14,11 @@ without a GPU, a framework or running user code. Topic modules:
   shapes of OpenVINO IRs, SavedModel signatures and deserialized TensorRT engines;
 - `openvino`: PL644-PL645; `savedmodel`: PL650-PL651;
 - `python_model`: PL660-PL665, model.py and its emulated `auto_complete_config`;
+- `python_sequence`: PL666, implicit state on the Python backend;
+- `python_requests`, `python_decoupled`, `python_arrays`, `python_bls` (sharing
+  `python_common`): PL667-PL669 and PL691-PL699, what execute does at request time:
+  responses per request, the response sender, the dtypes and shapes of the answers,
+  optional inputs and BLS calls;
 - `torchscript`: PL670-PL675, forward()'s arguments and returned values;
   `torchscript_types`: PL676, the element types forward()'s code returns;
 - `python_env`, `python_stub`, `python_imports` (sharing `python_runtime`): PL680-PL689,
@@ -36,9 +41,14 @@ from pbtxt_lint.rules.artifacts import (
     onnx_shapes,
     onnx_tensors,
     openvino,
+    python_arrays,
+    python_bls,
+    python_decoupled,
     python_env,
     python_imports,
     python_model,
+    python_requests,
+    python_sequence,
     python_stub,
     savedmodel,
     tensorrt,
@@ -58,10 +68,15 @@ MODULES: tuple[ModuleType, ...] = (
     openvino,
     savedmodel,
     python_model,
+    python_sequence,
+    python_arrays,
+    python_requests,
     torchscript,
     torchscript_types,
     python_env,
     python_stub,
     python_imports,
+    python_decoupled,
+    python_bls,
 )
 """The topic modules of the family, in code order."""

@@ -8,6 +8,7 @@ parses the file and emulates literal `auto_complete_config` bodies.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from pbtxt_lint.analysis.artifacts import VersionArtifact
 from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Severity, Span
 from pbtxt_lint.rules.artifacts.common import loaded, name_list, shown_path
+from pbtxt_lint.rules.artifacts.python_common import PythonModel, python_models
 from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.textproto.binder import suggest
@@ -167,62 +169,149 @@ def python_execute_missing(context: ModelContext) -> Iterator[Finding]:
     "PL663",
     "python-tensor-name-unknown",
     WARNING,
-    "A literal tensor name in model.py that the config does not declare.",
+    "A literal tensor name in model.py that Triton never hands the model or never returns.",
+    triton="AttributeError: 'NoneType' object has no attribute 'as_numpy'",
     needs_config=False,
     scope=Scope.MODEL_FILES,
 )
 def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
     """The Python backend never compares the code with the config, so a renamed tensor
-    surfaces only at run time: Triton refuses requests carrying inputs the config does
-    not declare (so `get_input_tensor_by_name(request, "X")` returns None), never
-    returns outputs the config does not declare, and
-    `get_output_config_by_name(config, "Y")` returns None (usually a TypeError in
-    `initialize`). Only string literals are checked; tensors built for BLS requests
-    (`pb_utils.InferenceRequest`) are not outputs and are skipped.
+    surfaces only at run time. Execute receives the request's inputs (the config's
+    inputs) plus the sequence batcher's control tensors and implicit-state inputs;
+    any other name makes `get_input_tensor_by_name` return None, and the following
+    `.as_numpy()` fails every request. An output the config does not declare is
+    silently dropped from the answer, and `get_output_config_by_name` returns None
+    (usually a TypeError in `initialize`). Only string literals are checked; tensors
+    built as `inputs=` of a BLS `pb_utils.InferenceRequest` (another model's inputs)
+    and reads followed by a None check (an optional input) are not judged.
 
     Bad:
         pb_utils.Tensor("OUTPUT", out)      (config output: "OUTPUT0")
     Good:
         pb_utils.Tensor("OUTPUT0", out)
     """
-    for artifact, signature in _python(context):
-        if not signature.parsed:
-            continue
-        completed = context.completed_for(artifact.version)
-        config = completed.config
-        if config is None or completed.error is not None or not completed.io_known:
-            continue
-        inputs = {io.name for io in config.input}
-        outputs = {io.name for io in config.output}
-        shown = shown_path(artifact, context)
-        checks = (
-            (signature.inputs_read, inputs, "input", "reads input", "get_input_tensor_by_name "
-             "always returns None for it: Triton refuses requests that carry inputs the config "
-             "does not declare"),
-            (signature.input_configs, inputs, "input", "looks up the config of input",
-             "get_input_config_by_name returns None for it"),
-            (signature.outputs_made, outputs, "output", "creates output", "Triton never returns "
-             "an output the config does not declare"),
-            (signature.output_configs, outputs, "output", "looks up the config of output",
-             "get_output_config_by_name returns None for it (code that reads its data_type "
-             "then fails in initialize)"),
-        )  # fmt: skip
-        for uses, declared, kind, verb, effect in checks:
-            seen: set[str] = set()
+    for model in python_models(context):
+        signature, tensors = model.signature, model.tensors
+        config_inputs = {io.name for io in model.config.input}
+        config_outputs = {io.name for io in model.config.output}
+        facts = signature.execute_facts
+        seen: set[tuple[str, str]] = set()
+        for use in signature.inputs_read:
+            read = facts.read(use.name, use.line)
+            checked = read is not None and read.guard == "checked"
+            if use.name in tensors.handed or checked or ("in", use.name) in seen:
+                continue
+            seen.add(("in", use.name))
+            yield _unknown_input(model, use.name, use.line, read.error if read else "")
+        lookups = (
+            (signature.input_configs, config_inputs, "input", "get_input_config_by_name"),
+            (signature.output_configs, config_outputs, "output", "get_output_config_by_name"),
+        )
+        for uses, declared, kind, function in lookups:
             for use in uses:
-                if use.name in declared or use.name in seen:
+                if use.name in declared or (function, use.name) in seen:
                     continue
-                seen.add(use.name)
-                guess = suggest(use.name, sorted(declared), cutoff=0.5)
+                seen.add((function, use.name))
                 yield Finding(
-                    f'{shown} line {use.line} {verb} "{use.name}", which the config does not '
-                    f"declare (its {kind}s: {name_list(declared)}); {effect}",
-                    file=artifact.opened,
+                    f'{model.shown} line {use.line} looks up the config of {kind} "{use.name}", '
+                    f"which the config does not declare (its {kind}s: {name_list(declared)}); "
+                    f"{function} returns None for it (code that reads its data_type then "
+                    "fails in initialize, and the model does not load)",
+                    file=model.artifact.opened,
                     span=_line(use.line),
-                    hint=f'did you mean "{guess}"?'
-                    if guess
-                    else f'declare {kind} "{use.name}" in config.pbtxt, or use a declared name',
+                    hint=_name_hint(model, use.name, kind),
                 )
+        for use in signature.outputs_made:
+            if use.name in tensors.returned or ("out", use.name) in seen:
+                continue
+            seen.add(("out", use.name))
+            yield Finding(
+                f'{model.shown} line {use.line} answers with output "{use.name}", which the '
+                f"config does not declare (its outputs: {name_list(config_outputs)}); Triton "
+                f'drops it, so every answer comes back without "{use.name}" (HTTP 200, no '
+                "error)",
+                file=model.artifact.opened,
+                span=_line(use.line),
+                hint=_name_hint(model, use.name, "output"),
+            )
+
+
+def _unknown_input(model: PythonModel, name: str, line: int, error: str) -> Finding:
+    tensors = model.tensors
+    absent = tensors.not_handed.get(name)
+    if absent is not None:
+        why = (
+            f'"{name}" is a {absent.described}, which the Python backend never computes, so '
+            "get_input_tensor_by_name returns None for it"
+        )
+    else:
+        listed = name_list(t.name for t in tensors.handed.values())
+        why = (
+            f"Triton hands this model no tensor of that name (it gets: {listed}), so "
+            "get_input_tensor_by_name returns None for it"
+        )
+    if error:
+        effect = f'; every request then fails with HTTP 500 "{error}"'
+    else:
+        effect = f"; a client that sends it gets HTTP 400 \"unexpected inference input '{name}'\""
+    return Finding(
+        f'{model.shown} line {line} reads input "{name}": {why}{effect}',
+        file=model.artifact.opened,
+        span=_line(line),
+        hint=_name_hint(model, name, "input"),
+    )
+
+
+def _containing(name: str, candidates: list[str]) -> str | None:
+    """The one candidate that contains `name` or is contained in it (any case)."""
+    lowered = name.lower()
+    found = [c for c in candidates if lowered in c.lower() or c.lower() in lowered]
+    return found[0] if len(found) == 1 else None
+
+
+_CONTROL_NAME = re.compile(
+    r"(seq(uence)?_?)?(start|end|ready|corr_?id|correlation(_?id)?)(_flag)?", re.IGNORECASE
+)
+"""Names that read like a sequence control tensor (START, SEQUENCE_END, CORRID, ...)."""
+_STATE_NAME = re.compile(r"(\w+_)?state(_?(in|out|input|output))?", re.IGNORECASE)
+"""Names that read like an implicit state tensor (state_in, ENERGY_STATE_OUT, ...)."""
+
+
+def _name_hint(model: PythonModel, name: str, kind: str) -> str:
+    """Did you mean a tensor Triton has? Otherwise how to declare the name, never
+    as a regular input or output when it reads like a control or state tensor."""
+    tensors = model.tensors
+    if kind == "input":
+        known = dict(tensors.handed)
+    elif kind == "output":
+        known = dict(tensors.returned)
+    else:
+        known = {}
+    config_names = model.config.input if kind == "input" else model.config.output
+    candidates = sorted(known) if known else sorted(io.name for io in config_names)
+    guess = suggest(name, candidates, cutoff=0.6) or _containing(name, candidates)
+    if guess is not None:
+        tensor = known.get(guess)
+        if tensor is not None and tensor.role not in ("input", "output"):
+            return f'did you mean "{guess}" (the {tensor.described})?'
+        return f'did you mean "{guess}"?'
+    if kind == "input" and _CONTROL_NAME.fullmatch(name):
+        return (
+            f'if "{name}" is a sequence control, name it in a sequence_batching control_input '
+            "(Triton fills it in on every request of a sequence); otherwise read a tensor the "
+            "config declares"
+        )
+    if _STATE_NAME.fullmatch(name):
+        return (
+            "the Python backend keeps no implicit state: keep the state in the model "
+            "instance, keyed by the CORRID control tensor or request.correlation_id()"
+        )
+    if kind == "input":
+        return (
+            f'declare input "{name}" in config.pbtxt (clients then send it), or read a '
+            "declared name"
+        )
+    return f'declare {kind} "{name}" in config.pbtxt, or use a declared name'
 
 
 def _auto_complete_outcomes(

@@ -1,0 +1,97 @@
+"""How a model.py names the modules the model-py checks look for, read from its imports.
+
+`triton_python_backend_utils` is imported as a module (`import ... as pb_utils`) or
+function by function (`from ... import Tensor`); NumPy as `np`, `numpy` or by name.
+`Aliases` resolves a call's target to the utility or NumPy function it names, so the
+readers recognise `pb_utils.Tensor(...)`, `Tensor(...)` and `utils.Tensor.from_dlpack`
+alike, and never a local function that happens to share the name.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+UTILS_MODULE = "triton_python_backend_utils"
+NUMPY_MODULE = "numpy"
+
+
+@dataclass
+class Aliases:
+    """The names a module binds to triton_python_backend_utils and numpy."""
+
+    utils_modules: set[str] = field(default_factory=set)
+    utils_functions: dict[str, str] = field(default_factory=dict)
+    """Local name -> name in triton_python_backend_utils."""
+    numpy_modules: set[str] = field(default_factory=set)
+    numpy_functions: dict[str, str] = field(default_factory=dict)
+    """Local name -> name in numpy."""
+
+    @classmethod
+    def of(cls, imports: Iterable[ast.Import | ast.ImportFrom]) -> Aliases:
+        aliases = cls()
+        for node in imports:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == UTILS_MODULE:
+                        aliases.utils_modules.add(alias.asname or alias.name)
+                    elif alias.name == NUMPY_MODULE:
+                        aliases.numpy_modules.add(alias.asname or alias.name)
+            elif node.module == UTILS_MODULE and not node.level:
+                for alias in node.names:
+                    aliases.utils_functions[alias.asname or alias.name] = alias.name
+            elif node.module == NUMPY_MODULE and not node.level:
+                for alias in node.names:
+                    aliases.numpy_functions[alias.asname or alias.name] = alias.name
+        return aliases
+
+    def utility(self, func: ast.expr) -> str | None:
+        """The triton_python_backend_utils name an expression refers to: "Tensor",
+        "get_input_tensor_by_name", "Tensor.from_dlpack", ... (None: not one)."""
+        if isinstance(func, ast.Name):
+            return self.utils_functions.get(func.id)
+        if isinstance(func, ast.Attribute):
+            owner = func.value
+            if isinstance(owner, ast.Name):
+                if owner.id in self.utils_modules:
+                    return func.attr
+                if self.utils_functions.get(owner.id) == "Tensor":
+                    return f"Tensor.{func.attr}"
+            if (
+                isinstance(owner, ast.Attribute)
+                and isinstance(owner.value, ast.Name)
+                and owner.value.id in self.utils_modules
+                and owner.attr == "Tensor"
+            ):
+                return f"Tensor.{func.attr}"
+        return None
+
+    def numpy(self, func: ast.expr) -> str | None:
+        """The numpy name an expression refers to: "argmax", "float32", "random.rand"."""
+        if isinstance(func, ast.Name):
+            return self.numpy_functions.get(func.id)
+        parts: list[str] = []
+        node: ast.expr = func
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and parts and node.id in self.numpy_modules:
+            return ".".join(reversed(parts))
+        return None
+
+
+def string_literal(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
+    """The expression passed as positional `position` or as `keyword=`."""
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    if position < len(call.args) and not any(
+        isinstance(a, ast.Starred) for a in call.args[: position + 1]
+    ):
+        return call.args[position]
+    return None

@@ -1,0 +1,153 @@
+"""What the model.py rules (PL663-PL669, PL691-PL699) share: the loaded model.py files
+with the config the Python backend serves them with, the value flow of each, and how
+shapes and ensemble consumers are described.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from pbtxt_lint.analysis.artifacts import VersionArtifact
+from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.analysis.tensors import ModelTensors, model_tensors
+from pbtxt_lint.diagnostics import Span
+from pbtxt_lint.rules.artifacts.common import loaded
+from pbtxt_lint.rules.common import type_name
+from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
+from pbtxt_lint.triton.autofill import is_ensemble
+
+if TYPE_CHECKING:  # the Python model reader loads with the first model.py
+    from pbtxt_lint.artifacts.python_flow import Flow
+    from pbtxt_lint.artifacts.python_model import PythonSignature
+
+
+@dataclass(frozen=True)
+class PythonModel:
+    """A loaded version's model.py and the config Triton serves it with."""
+
+    artifact: VersionArtifact
+    signature: PythonSignature
+    config: ModelConfig
+    """After auto-complete (model.py's auto_complete_config, when emulated)."""
+    tensors: ModelTensors
+    shown: str
+    """`<model>/<version>/model.py`, as diagnostics show it."""
+
+    @cached_property
+    def flow(self) -> Flow:
+        """The value flow of model.py's execute under this config."""
+        # deferred: the flow analysis loads with the first model.py rule that needs it
+        from pbtxt_lint.artifacts.python_flow import InputFacts, analyse_flow
+        from pbtxt_lint.artifacts.python_numpy import CONFIG_TO_NUMPY
+
+        config = self.config
+        batched = config.max_batch_size > 0
+        inputs = {}
+        for io in config.input:
+            shape = tensor_shape(io)
+            fixed = all(d >= 0 for d in shape)
+            inputs[io.name] = InputFacts(
+                CONFIG_TO_NUMPY.get(type_name(io.data_type)),
+                len(shape) + batched,
+                math.prod(shape) if fixed else None,
+                batched,
+            )
+        outputs = {io.name: CONFIG_TO_NUMPY.get(type_name(io.data_type)) for io in config.output}
+        return analyse_flow(self.signature.module, inputs, outputs)
+
+    @property
+    def decoupled(self) -> bool:
+        return self.config.model_transaction_policy.decoupled
+
+    @property
+    def batches(self) -> bool:
+        return self.config.max_batch_size > 0
+
+    @property
+    def several_requests(self) -> bool:
+        """Whether one execute call can get several requests: a batcher that groups
+        them (dynamic or sequence batching) on a model that batches. The default
+        scheduler hands a model one request at a time."""
+        config = self.config
+        grouped = config.HasField("dynamic_batching") or config.HasField("sequence_batching")
+        return grouped and config.max_batch_size > 0
+
+
+def python_models(context: ModelContext) -> list[PythonModel]:
+    """The loaded versions' parsed model.py files whose completed config is known
+    (inputs and outputs included), computed once per model."""
+    return context.shared(_python_models)
+
+
+def _python_models(context: ModelContext) -> list[PythonModel]:
+    found = []
+    for artifact, signature in loaded(context, "python"):
+        if not signature.parsed:
+            continue
+        completed = context.completed_for(artifact.version)
+        config = completed.config
+        if config is None or completed.error is not None or not completed.io_known:
+            continue
+        shown = artifact.opened.relative_to(context.model.path.parent).as_posix()
+        found.append(PythonModel(artifact, signature, config, model_tensors(config), shown))
+    return found
+
+
+def tensor_shape(io: ModelInput | ModelOutput) -> list[int]:
+    """The shape the model itself sees: reshape.shape if given, else dims (no batch)."""
+    return list(io.reshape.shape) if io.HasField("reshape") else list(io.dims)
+
+
+def full_shape(io: ModelInput | ModelOutput, batched: bool) -> str:
+    """The shape as Triton prints it, batch dim first: `[-1,3,224,224]`."""
+    dims = [-1, *io.dims] if batched else list(io.dims)
+    return "[" + ",".join(str(d) for d in dims) + "]"
+
+
+def line_span(line: int) -> Span | None:
+    return Span.point(line, 1) if line > 0 else None
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """An ensemble step that reads one of this model's outputs."""
+
+    ensemble: str
+    model: str
+    input: ModelInput
+    batched: bool
+    """The consumer's max_batch_size is > 0 (Triton then expects the batch dim first)."""
+
+
+def consumers(context: ModelContext, output: str) -> Iterator[Consumer]:
+    """The ensemble steps of this repository that take `output` of this model as input
+    (through the ensemble tensor its step maps it to)."""
+    name = context.model.name
+    for folder in context.repository.models.values():
+        other = context.workspace.context(folder)
+        config = other.effective
+        if config is None or not is_ensemble(config):
+            continue
+        for step in config.ensemble_scheduling.step:
+            if step.model_name != name or output not in step.output_map:
+                continue
+            tensor = step.output_map[output]
+            for reader in config.ensemble_scheduling.step:
+                for key, value in reader.input_map.items():
+                    if value != tensor:
+                        continue
+                    target = context.workspace.model(reader.model_name)
+                    target_config = target.completed.config if target is not None else None
+                    if target_config is None:
+                        continue
+                    batched = target_config.max_batch_size > 0
+                    for io in target_config.input:
+                        if io.name == key:
+                            yield Consumer(
+                                config.name or folder.name, reader.model_name, io, batched
+                            )

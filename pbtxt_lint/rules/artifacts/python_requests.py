@@ -1,0 +1,160 @@
+"""PL668, PL669, PL694: what execute returns for the requests it gets.
+
+The stub hands `execute` every request of a batch and, for a model that is not
+decoupled, requires a list with exactly one response per request (python_backend
+`pb_stub.cc` ProcessReturnedResponses: "Number of InferenceResponse objects do not
+match the number of InferenceRequest objects"); returning None answers nothing. A
+request may leave out an input the config marks `optional: true`, and then
+`get_input_tensor_by_name` returns None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pbtxt_lint.analysis.context import ModelContext, Scope
+from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.artifacts.python_common import line_span, python_models
+from pbtxt_lint.rules.base import Finding, rule
+
+WARNING = Severity.WARNING
+
+
+@rule(
+    "PL668",
+    "python-one-response-for-many",
+    WARNING,
+    "execute answers a fixed number of requests where Triton may hand it more.",
+    triton="Number of InferenceResponse objects do not match the number of InferenceRequest "
+    "objects. InferenceRequest(s) size is:<n>, and InferenceResponse(s) size is:1",
+    scope=Scope.MODEL_FILES,
+)
+def python_one_response_for_many(context: ModelContext) -> Iterator[Finding]:
+    """With dynamic (or sequence) batching on a model that batches, Triton hands
+    `execute` several requests at once, and it must return one response per request,
+    in order. Code copied from a single-request example (`request = requests[0]`, or
+    all requests stacked into one array and answered with `return [response]`) works
+    while requests arrive one by one and fails as soon as two are batched: the whole
+    execution fails and every request in it gets HTTP 500 (observed on tritonserver
+    2.51 with four concurrent requests; the sequence batcher even pads a batch with
+    null requests for idle sequence slots).
+
+    Bad:
+        request = requests[0]
+        ...
+        return [pb_utils.InferenceResponse([out])]
+    Good:
+        responses = []
+        for request in requests:
+            ...
+            responses.append(pb_utils.InferenceResponse([out]))
+        return responses
+    """
+    for model in python_models(context):
+        facts = model.signature.execute_facts
+        if not facts.line or model.decoupled or not model.several_requests:
+            continue
+        fixed = [r for r in facts.returns if r.kind == "list" and r.items >= 1]
+        if not fixed or len(fixed) != len(facts.returns):
+            continue
+        count = max(r.items for r in fixed)
+        if model.config.max_batch_size <= count:
+            continue  # never more than `count` requests at once
+        batcher = (
+            "dynamic_batching" if model.config.HasField("dynamic_batching") else "sequence_batching"
+        )
+        how = (
+            f"execute reads requests[0] (line {facts.first_request[0]}) and returns"
+            if facts.first_request
+            else "execute returns"
+        )
+        yield Finding(
+            f"{model.shown}: {how} a list of {count} response{'s' if count > 1 else ''} "
+            f"(line {fixed[0].line}), but with {batcher} and max_batch_size "
+            f"{model.config.max_batch_size} Triton hands execute up to "
+            f"{model.config.max_batch_size} requests at once: when {count + 1} requests are "
+            'batched, all of them fail with HTTP 500 "Number of InferenceResponse objects do '
+            f"not match the number of InferenceRequest objects. InferenceRequest(s) size is:"
+            f'{count + 1}, and InferenceResponse(s) size is:{count}"',
+            file=model.artifact.opened,
+            span=line_span(fixed[0].line),
+            hint="loop over requests and return one InferenceResponse per request, in order",
+        )
+
+
+@rule(
+    "PL669",
+    "python-optional-input-unchecked",
+    WARNING,
+    "model.py uses an optional input without checking that the request sent it.",
+    triton="AttributeError: 'NoneType' object has no attribute 'as_numpy'",
+    scope=Scope.MODEL_FILES,
+)
+def python_optional_input_unchecked(context: ModelContext) -> Iterator[Finding]:
+    """`optional: true` lets a request leave an input out; `get_input_tensor_by_name`
+    then returns None, and calling `.as_numpy()` on it fails the request with an
+    AttributeError (HTTP 500). Test for None (or catch the error) and fall back to a
+    default.
+
+    Bad:
+        top_k = pb_utils.get_input_tensor_by_name(request, "TOP_K").as_numpy()
+    Good:
+        tensor = pb_utils.get_input_tensor_by_name(request, "TOP_K")
+        top_k = tensor.as_numpy() if tensor is not None else np.array([[10]])
+    """
+    for model in python_models(context):
+        optional = {io.name for io in model.config.input if io.optional}
+        reported: set[str] = set()
+        for read in model.signature.execute_facts.input_reads:
+            if read.name not in optional or read.guard != "unchecked" or read.name in reported:
+                continue
+            reported.add(read.name)
+            line = read.deref_line or read.line
+            yield Finding(
+                f'{model.shown} line {line} uses input "{read.name}" without checking for '
+                "None, but the config marks it optional: a request that leaves it out fails "
+                f'with HTTP 500 "{read.error}"',
+                file=model.artifact.opened,
+                span=line_span(line),
+                hint=f'test the tensor for None and use a default when "{read.name}" is absent '
+                "(or remove optional: true if every request sends it)",
+            )
+
+
+@rule(
+    "PL694",
+    "python-execute-returns-nothing",
+    WARNING,
+    "execute of a model that is not decoupled returns no responses and sends none.",
+    triton="(no message: the request never completes)",
+    scope=Scope.MODEL_FILES,
+)
+def python_execute_returns_nothing(context: ModelContext) -> Iterator[Finding]:
+    """A model that is not decoupled answers by returning its list of responses from
+    `execute`. If execute builds the responses but never returns them (a lost
+    `return responses`) and sends nothing through a response sender either, no
+    request ever gets an answer: clients wait until they time out (observed on
+    tritonserver 2.51: no answer after 10 s).
+
+    Bad:
+        def execute(self, requests):
+            responses = [...]
+    Good:
+        def execute(self, requests):
+            responses = [...]
+            return responses
+    """
+    for model in python_models(context):
+        facts = model.signature.execute_facts
+        if not facts.line or model.decoupled or facts.generator or facts.ends_in_raise:
+            continue
+        if facts.returns_value or facts.sender_lines or facts.sends:
+            continue
+        yield Finding(
+            f"{model.shown}: execute (line {facts.line}) of '{context.model.name}', which is "
+            "not decoupled, returns no responses and sends none: every request waits for an "
+            "answer that never comes, until the client times out",
+            file=model.artifact.opened,
+            span=line_span(facts.line),
+            hint="return the list of responses, one per request",
+        )
