@@ -53,7 +53,7 @@ def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
     """The Python backend imports `model.py` in its stub process; a syntax error fails
     the import, so the model never loads. pbtxt-lint parses the file with the Python it
     runs on: a line that uses syntax added in Python 3.12 (the stub's Python in recent
-    containers) is only a warning when pbtxt-lint runs on an older Python.
+    containers) is only info when pbtxt-lint runs on an older Python.
 
     Bad:
         def execute(self, requests)
@@ -81,7 +81,7 @@ def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
             span=_line(signature.syntax_line),
             hint="fix the syntax; check with `python -m py_compile model.py` using the Python "
             "of the Triton container",
-            severity=WARNING if newer else None,
+            severity=INFO if newer else None,
         )
 
 
@@ -129,7 +129,7 @@ def python_model_class_missing(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL662",
     "python-execute-missing",
-    ERROR,
+    WARNING,
     "A TritonPythonModel without an execute method: every request fails.",
     triton="Python model <path> does not implement `execute` method.",
     stage=INFERENCE,

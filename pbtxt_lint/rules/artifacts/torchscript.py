@@ -413,7 +413,7 @@ def torchscript_string_argument(context: ModelContext) -> Iterator[Finding]:
 @rule(
     "PL675",
     "torchscript-output-index",
-    ERROR,
+    WARNING,
     "A config output whose index is past the values forward() returns: every request fails.",
     triton="The output <name> in the model configuration refers to an output index which "
     "doesn't exist. This model has <n> outputs",
