@@ -105,6 +105,9 @@ class ExecuteFacts:
     """The code looks at the transaction policy (a name with "decoupled" in it, or
     `using_decoupled_model_transaction_policy`), so it may serve both modes."""
     input_reads: tuple[InputRead, ...] = ()
+    config_reads: tuple[InputRead, ...] = ()
+    """The `get_input_config_by_name` / `get_output_config_by_name` calls with a literal
+    name, and whether their result is used without a None test."""
     response_tensors: frozenset[tuple[int, int]] = frozenset()
     """(line, column) of the Tensor(...) calls that reach an InferenceResponse."""
     bls_tensors: frozenset[tuple[int, int]] = frozenset()
@@ -116,10 +119,17 @@ class ExecuteFacts:
         return any(r.kind != "none" for r in self.returns)
 
     def read(self, name: str, line: int) -> InputRead | None:
-        for read in self.input_reads:
-            if read.name == name and read.line == line:
-                return read
-        return None
+        return _find(self.input_reads, name, line)
+
+    def config_read(self, name: str, line: int) -> InputRead | None:
+        return _find(self.config_reads, name, line)
+
+
+def _find(reads: tuple[InputRead, ...], name: str, line: int) -> InputRead | None:
+    for read in reads:
+        if read.name == name and read.line == line:
+            return read
+    return None
 
 
 def position(node: ast.AST) -> tuple[int, int]:
@@ -192,7 +202,8 @@ def execute_facts(tree: ast.Module, cls: ast.ClassDef | None, aliases: Aliases) 
         sends=tuple(_sends(index)),
         final_flag=FINAL_FLAG in names,
         reads_policy=any("decoupled" in name.lower() for name in names),
-        input_reads=tuple(_input_reads(index, aliases)),
+        input_reads=tuple(_input_reads(index, aliases, _TENSOR_LOOKUPS)),
+        config_reads=tuple(_input_reads(index, aliases, _CONFIG_LOOKUPS)),
         response_tensors=flow.reaching("InferenceResponse"),
         bls_tensors=flow.reaching("InferenceRequest"),
         bls=tuple(_bls_calls(tree, aliases, index.calls)),
@@ -222,6 +233,7 @@ def execute_facts(tree: ast.Module, cls: ast.ClassDef | None, aliases: Aliases) 
         final_flag=facts.final_flag,
         reads_policy=facts.reads_policy,
         input_reads=facts.input_reads,
+        config_reads=facts.config_reads,
         response_tensors=facts.response_tensors,
         bls_tensors=facts.bls_tensors,
         bls=facts.bls,
@@ -412,10 +424,15 @@ def _over_requests(node: ast.AST) -> bool:
 # --- inputs read -----------------------------------------------------------------------
 
 
-def _input_reads(index: _Index, aliases: Aliases) -> Iterator[InputRead]:
+_TENSOR_LOOKUPS = frozenset({"get_input_tensor_by_name"})
+_CONFIG_LOOKUPS = frozenset({"get_input_config_by_name", "get_output_config_by_name"})
+
+
+def _input_reads(index: _Index, aliases: Aliases, lookups: frozenset[str]) -> Iterator[InputRead]:
+    """The lookups by literal name that may return None, and how their result is used."""
     uses_in: dict[int, dict[str, list[ast.AST]]] = {}
     for node in index.calls:
-        if aliases.utility(node.func) != "get_input_tensor_by_name":
+        if aliases.utility(node.func) not in lookups:
             continue
         name = string_literal(argument(node, 1, "name"))
         if name is None:
@@ -467,7 +484,8 @@ def _guard(
     targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
     deref: ast.AST | None = None
     for key in {_target_key(t) for t in targets} - {""}:
-        for node in uses.get(key, ()):
+        # in source order: the first dereference is where a request fails
+        for node in sorted(uses.get(key, ()), key=position):
             holder = up.get(id(node))
             if _tests(node, holder):
                 return "checked", None

@@ -181,7 +181,8 @@ def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
     any other name makes `get_input_tensor_by_name` return None, and the following
     `.as_numpy()` fails every request. An output the config does not declare is
     silently dropped from the answer, and `get_output_config_by_name` returns None
-    (usually a TypeError in `initialize`). Only string literals are checked; tensors
+    (usually a TypeError in `initialize`; a lookup whose result is never used, or is
+    tested for None, breaks nothing and is not reported). Only string literals are checked; tensors
     built as `inputs=` of a BLS `pb_utils.InferenceRequest` (another model's inputs)
     and reads followed by a None check (an optional input) are not judged.
 
@@ -211,12 +212,16 @@ def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
             for use in uses:
                 if use.name in declared or (function, use.name) in seen:
                     continue
+                lookup = facts.config_read(use.name, use.line)
+                if lookup is None or lookup.guard != "unchecked":
+                    continue  # a result never used, or tested for None, breaks nothing
                 seen.add((function, use.name))
                 yield Finding(
                     f'{model.shown} line {use.line} looks up the config of {kind} "{use.name}", '
                     f"which the config does not declare (its {kind}s: {name_list(declared)}); "
-                    f"{function} returns None for it (code that reads its data_type then "
-                    "fails in initialize, and the model does not load)",
+                    f'{function} returns None for it, so line {lookup.deref_line} raises "'
+                    f'{lookup.error}": in initialize the model then fails to load, in execute '
+                    "every request fails with HTTP 500",
                     file=model.artifact.opened,
                     span=_line(use.line),
                     hint=_name_hint(model, use.name, kind),
