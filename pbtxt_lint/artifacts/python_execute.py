@@ -47,6 +47,10 @@ class InputRead:
     error: str = ""
     """What Python raises there: "AttributeError: 'NoneType' object has no attribute
     'as_numpy'", "TypeError: 'NoneType' object is not subscriptable", ..."""
+    decoupled: bool | None = None
+    """The transaction policy under which the read runs: True when it sits in (or in a
+    function only called from) the `if self.decoupled:` branch of a model.py that
+    serves both modes, False in its else branch, None in both."""
 
 
 @dataclass(frozen=True)
@@ -448,7 +452,51 @@ def _input_reads(index: _Index, aliases: Aliases, lookups: frozenset[str]) -> It
                 if key and not isinstance(getattr(other, "ctx", None), ast.Store):
                     uses.setdefault(key, []).append(other)
         guard, user = _guard(node, index.up, function, uses)
-        yield InputRead(name, node.lineno, guard, *_failure(user))
+        mode = _mode_of(node, index)
+        yield InputRead(name, node.lineno, guard, *_failure(user), decoupled=mode)
+
+
+def _policy_branch(node: ast.AST, index: _Index) -> bool | None:
+    """True/False when `node` sits in the body/else of an `if` that tests the
+    transaction policy (`if self.decoupled:`, `if not is_decoupled:`), within its
+    function; None otherwise."""
+    child, current = node, index.up.get(id(node))
+    while current is not None and not isinstance(
+        current, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    ):
+        if isinstance(current, ast.If | ast.IfExp) and child is not current.test:
+            test, negated = current.test, False
+            while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, not negated
+            names = [
+                n.id if isinstance(n, ast.Name) else n.attr
+                for n in ast.walk(test)
+                if isinstance(n, ast.Name | ast.Attribute)
+            ]
+            only_policy = not any(isinstance(n, ast.BoolOp) for n in ast.walk(test))
+            if only_policy and any("decoupled" in n.lower() for n in names):
+                body = current.body
+                inside = child in body if isinstance(body, list) else child is body
+                return inside != negated
+        child, current = current, index.up.get(id(current))
+    return None
+
+
+def _mode_of(node: ast.AST, index: _Index) -> bool | None:
+    """The transaction policy `node` runs under (see InputRead.decoupled): its own
+    branch, else the branch of every call of its function (one level up)."""
+    mode = _policy_branch(node, index)
+    function = index.function_of(node)
+    if mode is not None or not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return mode
+    callers = [
+        call
+        for call in index.calls
+        if (isinstance(call.func, ast.Attribute) and call.func.attr == function.name)
+        or (isinstance(call.func, ast.Name) and call.func.id == function.name)
+    ]
+    modes = {_policy_branch(call, index) for call in callers}
+    return modes.pop() if len(modes) == 1 else None
 
 
 def _failure(user: ast.AST | None) -> tuple[int, str]:

@@ -182,7 +182,9 @@ def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
     `.as_numpy()` fails every request. An output the config does not declare is
     silently dropped from the answer, and `get_output_config_by_name` returns None
     (usually a TypeError in `initialize`; a lookup whose result is never used, or is
-    tested for None, breaks nothing and is not reported). Only string literals are checked; tensors
+    tested for None, breaks nothing and is not reported). In a model.py that serves
+    both transaction policies (`if self.decoupled: ... else: ...`), code of the policy
+    the config does not use never runs and is not judged. Only string literals are checked; tensors
     built as `inputs=` of a BLS `pb_utils.InferenceRequest` (another model's inputs)
     and reads followed by a None check (an optional input) are not judged.
 
@@ -199,6 +201,8 @@ def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
         seen: set[tuple[str, str]] = set()
         for use in signature.inputs_read:
             read = facts.read(use.name, use.line)
+            if read is not None and read.decoupled not in (None, model.decoupled):
+                continue  # code for the other transaction policy never runs
             checked = read is not None and read.guard == "checked"
             if use.name in tensors.handed or checked or ("in", use.name) in seen:
                 continue

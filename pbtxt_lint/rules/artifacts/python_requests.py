@@ -108,6 +108,8 @@ def python_optional_input_unchecked(context: ModelContext) -> Iterator[Finding]:
         for read in model.signature.execute_facts.input_reads:
             if read.name not in optional or read.guard != "unchecked" or read.name in reported:
                 continue
+            if read.decoupled is not None and read.decoupled != model.decoupled:
+                continue  # code for the other transaction policy never runs
             reported.add(read.name)
             line = read.deref_line or read.line
             yield Finding(
