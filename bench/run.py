@@ -298,7 +298,14 @@ def run_cases(scratch: Path, sizes: list[int], runs: int, triton: Triton) -> lis
     print(header(), flush=True)
     one = configs_repository(scratch / "one", 1)
     config = one / "model_00000" / "config.pbtxt"
-    add("one config.pbtxt", [*lint, "--config-only", str(config)], one, max(runs, 9))
+    parse_one = [sys.executable, "-c", _PARSE_ONLY, str(one)]
+    add(
+        "one config.pbtxt",
+        [*lint, "--config-only", str(config)],
+        one,
+        max(runs, 9),
+        ("text_format.Parse alone", partial(measure, parse_one, max(runs, 9))),
+    )
     tiny_onnx = helper_output(_TINY_ONNX)
     for size in sizes:
         repeat = runs if size <= 1000 else 1

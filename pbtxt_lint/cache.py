@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -212,6 +211,8 @@ class ResultCache:
         document = {"format": FORMAT, "checksum": _checksum(body), "body": body}
         with contextlib.suppress(OSError):
             _prepare(self.directory)
+            import tempfile  # deferred: only a run that writes the cache needs it
+
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             try:
                 with os.fdopen(handle, "w", encoding="utf-8") as stream:

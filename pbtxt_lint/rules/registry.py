@@ -4,13 +4,14 @@
 as data, so that a run imports only the families it calls.
 
 A family is a module (`syntax`, `meta`) or a package whose `__init__` lists its topic
-modules in `MODULES`; each topic module defines its rules at module level with
+modules by name in `MODULES`; each topic module defines its rules at module level with
 `@rule(...)`. `ALL_RULES` collects them in code order. Adding a rule touches its topic
 module only; adding a topic module adds it to its family's `MODULES`.
 """
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
 from pbtxt_lint.rules import (
@@ -41,13 +42,11 @@ FAMILIES: dict[str, str] = {
 MODULES: tuple[ModuleType, ...] = (
     syntax,
     meta,
-    *layout.MODULES,
-    *tensors.MODULES,
-    *batching.MODULES,
-    *instances.MODULES,
-    *ensembles.MODULES,
-    *artifacts.MODULES,
-    *features.MODULES,
+    *(
+        importlib.import_module(f"{family.__name__}.{name}")
+        for family in (layout, tensors, batching, instances, ensembles, artifacts, features)
+        for name in family.MODULES
+    ),
 )
 """Every module that defines rules."""
 

@@ -20,7 +20,6 @@ from collections.abc import Iterator
 
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.artifacts.python_common import python_models
 from pbtxt_lint.rules.base import Finding, rule
 from pbtxt_lint.triton.backends import backend
 
@@ -61,6 +60,9 @@ def implicit_state_unsupported(context: ModelContext) -> Iterator[Finding]:
     entry = backend(config.backend)
     if entry is None or entry.implicit_state is not False:
         return
+    # deferred: the model.py views load only for a model with state (start-up time)
+    from pbtxt_lint.rules.artifacts.python_common import python_models
+
     states = config.sequence_batching.state
     names = {s.input_name for s in states} | {s.output_name for s in states}
     pairs = ", ".join(f"{s.input_name} <- {s.output_name}" for s in states)

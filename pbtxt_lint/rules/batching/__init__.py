@@ -7,31 +7,17 @@ sequence batcher is created (load), the growable-memory ones at the start of eac
 sequence. The warnings are settings Triton accepts and silently ignores.
 """
 
-from types import ModuleType
-
-from pbtxt_lint.rules.batching import (
-    batch_strategy,
-    initial_state,
-    max_batch_size,
-    preferred_sizes,
-    priorities,
-    sequence_controls,
-    sequence_scheduler,
-    sequence_state,
-    sequence_use,
-    timeouts,
+MODULES: tuple[str, ...] = (
+    "max_batch_size",
+    "preferred_sizes",
+    "priorities",
+    "batch_strategy",
+    "sequence_scheduler",
+    "sequence_controls",
+    "initial_state",
+    "sequence_state",
+    "timeouts",
+    "sequence_use",
 )
-
-MODULES: tuple[ModuleType, ...] = (
-    max_batch_size,
-    preferred_sizes,
-    priorities,
-    batch_strategy,
-    sequence_scheduler,
-    sequence_controls,
-    initial_state,
-    sequence_state,
-    timeouts,
-    sequence_use,
-)
-"""The topic modules of the family, in code order."""
+"""The topic modules of the family, in code order (names: importing the family imports
+none of them, so a run loads only the modules whose rules it calls)."""

@@ -8,35 +8,19 @@ backend ignores `parameters` keys it does not know and `optimization` fields it 
 not implement, silently; those are warnings.
 """
 
-from types import ModuleType
-
-from pbtxt_lint.rules.features import (
-    accelerators,
-    cache_and_metrics,
-    ignored_settings,
-    label_contents,
-    labels,
-    onnxruntime_parameters,
-    openvino_parameters,
-    python_parameters,
-    pytorch_parameters,
-    repository_agents,
-    tensorrt_parameters,
-    warmup,
+MODULES: tuple[str, ...] = (
+    "cache_and_metrics",
+    "warmup",
+    "labels",
+    "label_contents",
+    "repository_agents",
+    "ignored_settings",
+    "onnxruntime_parameters",
+    "accelerators",
+    "tensorrt_parameters",
+    "pytorch_parameters",
+    "openvino_parameters",
+    "python_parameters",
 )
-
-MODULES: tuple[ModuleType, ...] = (
-    cache_and_metrics,
-    warmup,
-    labels,
-    label_contents,
-    repository_agents,
-    ignored_settings,
-    onnxruntime_parameters,
-    accelerators,
-    tensorrt_parameters,
-    pytorch_parameters,
-    openvino_parameters,
-    python_parameters,
-)
-"""The topic modules of the family, in code order."""
+"""The topic modules of the family, in code order (names: importing the family imports
+none of them, so a run loads only the modules whose rules it calls)."""

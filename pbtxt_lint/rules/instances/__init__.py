@@ -11,19 +11,11 @@ groups and are skipped. The groups as Triton resolves them come from
 `pbtxt_lint.analysis.instances`.
 """
 
-from types import ModuleType
-
-from pbtxt_lint.rules.instances import (
-    backend_kinds,
-    group_settings,
-    kinds_and_gpus,
-    profiles,
+MODULES: tuple[str, ...] = (
+    "kinds_and_gpus",
+    "profiles",
+    "backend_kinds",
+    "group_settings",
 )
-
-MODULES: tuple[ModuleType, ...] = (
-    kinds_and_gpus,
-    profiles,
-    backend_kinds,
-    group_settings,
-)
-"""The topic modules of the family, in code order."""
+"""The topic modules of the family, in code order (names: importing the family imports
+none of them, so a run loads only the modules whose rules it calls)."""

@@ -4,21 +4,12 @@ These are decided by Triton's repository scan (every sub-folder is a model), its
 auto-fill (backend inferred from the first sub-folder) and version selection.
 """
 
-from types import ModuleType
-
-from pbtxt_lint.rules.layout import (
-    backend_library,
-    backend_resolution,
-    config_files,
-    folders,
-    versions,
+MODULES: tuple[str, ...] = (
+    "folders",
+    "config_files",
+    "backend_resolution",
+    "versions",
+    "backend_library",
 )
-
-MODULES: tuple[ModuleType, ...] = (
-    folders,
-    config_files,
-    backend_resolution,
-    versions,
-    backend_library,
-)
-"""The topic modules of the family, in code order."""
+"""The topic modules of the family, in code order (names: importing the family imports
+none of them, so a run loads only the modules whose rules it calls)."""
