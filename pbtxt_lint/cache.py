@@ -134,9 +134,12 @@ def folder_key(model_path: str, root: str) -> str | None:
                             pending.append((target, depth + 1))
                 config = entry.name.endswith((".pbtxt", ".json"))
                 if config and depth < 2 and stat.S_ISREG(info.st_mode):
-                    digest.update(f"{path}:".encode())
-                    with open(path, "rb") as handle:
-                        digest.update(handle.read(_CONFIG_LIMIT))
+                    digest.update(f"{path}:{info.st_size}:".encode())
+                    handle = os.open(path, os.O_RDONLY)  # unbuffered: one read call
+                    try:
+                        digest.update(os.read(handle, min(info.st_size, _CONFIG_LIMIT)))
+                    finally:
+                        os.close(handle)
                     continue
             except OSError as error:
                 digest.update(f"{path}:unreadable:{error.errno};".encode())
@@ -216,7 +219,8 @@ class ResultCache:
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             try:
                 with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                    json.dump(document, stream, separators=(",", ":"))
+                    # dumps, not dump: only the one-shot encoder is C (dump is 10x slower)
+                    stream.write(json.dumps(document, separators=(",", ":")))
                 os.replace(temporary, self.path)
             finally:
                 with contextlib.suppress(OSError):
