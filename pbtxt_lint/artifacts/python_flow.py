@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from pbtxt_lint.artifacts import python_numpy as npt
+from pbtxt_lint.artifacts import python_sizes as sz
+from pbtxt_lint.artifacts.python_sizes import Dims, Size
 from pbtxt_lint.artifacts.python_syntax import Aliases, argument, string_literal
 
 MAX_STEPS = 50_000
@@ -49,6 +51,8 @@ class InputFacts:
     """Elements per batch item (per request when the model does not batch); None when a
     dim is variable."""
     batched: bool
+    dims: tuple[int, ...] | None = None
+    """The config's dims (reshape.shape when given), batch axis excluded."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,13 @@ class Arr:
     """The operation that removed the batch axis: 'logits[0] (line 17)'."""
     axis0: str = ""
     """An operation that treats axis 0 of an input without batch axis as a batch."""
+    dims: Dims | None = None
+    """The size of each axis (batch axis included), None when the rank is unknown."""
+
+    def __post_init__(self) -> None:
+        # every operation that changes the rank without computing dims forgets them
+        if self.dims is not None and (self.rank != len(self.dims) or not sz.known(self.dims)):
+            object.__setattr__(self, "dims", None)
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,26 @@ class Py:
     kind: str
     text: str = ""
     """A short string literal's value (a dtype may be named by one: "float32")."""
+    size: Size | None = None
+    """An int's (or integral float's) value; for a str or bytes, its length."""
+
+
+@dataclass(frozen=True)
+class Sent:
+    """The `pb_utils.Tensor`s a list holds, by literal name, on every path that
+    reaches a point (`must`) and on some path (`may`)."""
+
+    must: frozenset[str] = frozenset()
+    may: frozenset[str] = frozenset()
+    unknown: bool = False
+    """It may also hold a tensor the flow cannot name (a name that is not a literal, an
+    item it does not follow, a tensor appended in a loop that may not run)."""
+
+    def join(self, other: Sent) -> Sent:
+        return Sent(self.must & other.must, self.may | other.may, self.unknown or other.unknown)
+
+    def union(self, other: Sent) -> Sent:
+        return Sent(self.must | other.must, self.may | other.may, self.unknown or other.unknown)
 
 
 @dataclass(frozen=True)
@@ -90,6 +121,16 @@ class Seq:
     """Its length when written out (a display); -1 otherwise."""
     ints: tuple[int, ...] | None = None
     """Its items, when all are integer literals (a literal shape)."""
+    elements: tuple[Value, ...] | None = None
+    """Its items one by one, when written out (`(len(x), 256)`, `image.shape[:2]`)."""
+    length: Size | None = None
+    """How many items it has, when known otherwise than by `items`."""
+    sent: Sent | None = None
+    """The output tensors it holds (None: not a list of tensors the flow follows)."""
+
+    @property
+    def size(self) -> Size | None:
+        return sz.Size(self.items) if self.items >= 0 else self.length
 
 
 @dataclass(frozen=True)
@@ -102,7 +143,22 @@ class Tag:
     ref: Arr | None = None
 
 
-Value = Arr | Py | Seq | Tag | None
+@dataclass(frozen=True)
+class Encoding:
+    """What a Hugging Face tokenizer call returns: `input_ids`, `attention_mask` and
+    `token_type_ids`, each [count, length]."""
+
+    count: Size | None
+    """How many texts it encoded."""
+    length: Size | None
+    """Tokens per text after padding and truncation."""
+    arrays: bool
+    """NumPy arrays (`return_tensors="np"`), else lists of lists."""
+    single: bool = False
+    """It encoded one string (lists are then one list of ids)."""
+
+
+Value = Arr | Py | Seq | Tag | Encoding | None
 
 
 @dataclass(frozen=True)
@@ -126,11 +182,29 @@ class Reshape:
 
 
 @dataclass(frozen=True)
+class ResponseValue:
+    """A `pb_utils.InferenceResponse(output_tensors)` without an error."""
+
+    line: int
+    column: int
+    sent: Sent | None
+    """What its output_tensors hold (None: a value the flow does not follow)."""
+    fixed: bool = False
+    """It sits in a branch of an `if` whose test reads no request data (a setting, an
+    optional input's presence, a library's result): the same branch every time."""
+
+
+@dataclass(frozen=True)
 class Flow:
     outputs: tuple[OutputValue, ...] = ()
     reshapes: tuple[Reshape, ...] = ()
     complete: bool = True
     """False when the step budget ran out (the findings are then dropped)."""
+    responses: tuple[ResponseValue, ...] = ()
+    guarded: frozenset[str] = frozenset()
+    """Output names the code adds under an `if` that reads no request data (the outputs
+    the request asks for, an optional input's presence, a setting) or in a `try` body:
+    when they are left out, it is by design."""
 
 
 def analyse_flow(
@@ -151,12 +225,22 @@ def analyse_flow(
     for out in interpreter.outputs:
         key = (out.name, out.line, out.column)
         outputs[key] = _join(outputs[key], out.value) if key in outputs else out.value
+    responses: dict[tuple[int, int], ResponseValue] = {}
+    for response in interpreter.responses:
+        spot = (response.line, response.column)
+        earlier = responses.get(spot)
+        if earlier is not None:
+            sent = earlier.sent.join(response.sent) if earlier.sent and response.sent else None
+            response = ResponseValue(*spot, sent, earlier.fixed and response.fixed)
+        responses[spot] = response
     return Flow(
         tuple(
             OutputValue(n, line, column, v if isinstance(v, Arr) else None)
             for (n, line, column), v in outputs.items()
         ),
         tuple(dict.fromkeys(interpreter.reshapes)),
+        responses=tuple(responses.values()),
+        guarded=frozenset(interpreter.guarded),
     )
 
 
@@ -182,15 +266,30 @@ def _join(a: Value, b: Value) -> Value:
             a.size if a.size == b.size else None,
             a.dropped if a.dropped == b.dropped else "",
             a.axis0 if a.axis0 == b.axis0 else "",
+            sz.join_dims(a.dims, b.dims) if a.rank == b.rank else None,
         )
     if isinstance(a, Py) and isinstance(b, Py):
+        size = sz.join(a.size, b.size)
         if a.kind == b.kind:
-            return Py(a.kind)
+            return Py(a.kind, a.text if a.text == b.text else "", size)
         if {a.kind, b.kind} <= {"int", "float", "bool"}:
-            return Py("float" if "float" in (a.kind, b.kind) else "int")
+            return Py("float" if "float" in (a.kind, b.kind) else "int", size=size)
         return None
     if isinstance(a, Seq) and isinstance(b, Seq):
-        return Seq(_join(a.item, b.item), a.depth if a.depth == b.depth else 1)
+        elements = None
+        if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements):
+            elements = tuple(_join(x, y) for x, y in zip(a.elements, b.elements, strict=True))
+        return Seq(
+            _join(a.item, b.item),
+            a.depth if a.depth == b.depth else 1,
+            elements=elements,
+            length=sz.join(a.size, b.size),
+            sent=a.sent.join(b.sent) if a.sent and b.sent else None,
+        )
+    if isinstance(a, Encoding) and isinstance(b, Encoding):
+        same = a.arrays == b.arrays and a.single == b.single
+        count, length = sz.join(a.count, b.count), sz.join(a.length, b.length)
+        return Encoding(count, length, a.arrays, a.single) if same else None
     return None
 
 
@@ -241,6 +340,10 @@ class _Interpreter:
     depth: int = 0
     outputs: list[OutputValue] = field(default_factory=list)
     reshapes: list[Reshape] = field(default_factory=list)
+    responses: list[ResponseValue] = field(default_factory=list)
+    guarded: set[str] = field(default_factory=set)
+    branches: list[bool] = field(default_factory=list)
+    """Whether each `if` around the statement being followed reads request data."""
     module_env: dict[str, Value] = field(default_factory=dict)
     self_env: dict[str, Value] = field(default_factory=dict)
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
@@ -251,6 +354,14 @@ class _Interpreter:
     def __post_init__(self) -> None:
         imports = [n for n in ast.walk(self.tree) if isinstance(n, ast.Import | ast.ImportFrom)]
         self.aliases = Aliases.of(imports)
+        self.cv2 = {
+            alias.asname or alias.name
+            for node in imports
+            if isinstance(node, ast.Import)
+            for alias in node.names
+            if alias.name == "cv2"
+        }
+        self.rebound = _rebound(self.tree)
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -273,7 +384,10 @@ class _Interpreter:
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name):
-                        self.self_env[target.id] = self.ev(node.value, dict(self.module_env))
+                        value = self.ev(node.value, dict(self.module_env))
+                        if f"self.{target.id}" in self.rebound or "self.*" in self.rebound:
+                            value = _unsized(value)
+                        self.self_env[target.id] = _named(target, node.value, value)
         for name, first in (("initialize", None), ("execute", Tag("requests"))):
             method = self.methods.get(name)
             if method is not None:
@@ -322,9 +436,10 @@ class _Interpreter:
         if isinstance(node, ast.Assign):
             value = self.ev(node.value, env)
             for target in node.targets:
-                self.assign(target, value, env)
+                self.assign(target, _named(target, node.value, value), env)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            self.assign(node.target, self.ev(node.value, env), env)
+            value = self.ev(node.value, env)
+            self.assign(node.target, _named(node.target, node.value, value), env)
         elif isinstance(node, ast.AugAssign):
             current = self.ev(node.target, env) if isinstance(node.target, ast.Name) else None
             self.assign(
@@ -339,9 +454,17 @@ class _Interpreter:
             raise _Return
         elif isinstance(node, ast.If):
             self.ev(node.test, env)
+            before = dict(env)
             other = dict(env)
-            self.branch(node.body, env)
-            self.branch(node.orelse, other)
+            reads = self.reads_request(node.test, before)
+            self.branches.append(reads)
+            try:
+                self.branch(node.body, env)
+                self.branch(node.orelse, other)
+            finally:
+                self.branches.pop()
+            if not reads:
+                self.guarded.update(_added(before, env) | _added(before, other))
             self.merge(env, other)
         elif isinstance(node, ast.For | ast.AsyncFor):
             self.bind_loop(node.target, node.iter, env)
@@ -349,10 +472,12 @@ class _Interpreter:
             self.branch(node.body, env)
             self.branch(node.orelse, env)
             self.merge(env, before)
+            _loop_grown(before, env)
         elif isinstance(node, ast.While):
             before = dict(env)
             self.branch(node.body, env)
             self.merge(env, before)
+            _loop_grown(before, env)
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 value = self.ev(item.context_expr, env)
@@ -363,12 +488,29 @@ class _Interpreter:
         elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
             before = dict(env)
             self.branch(getattr(node, "body", []), env)
+            self.guarded.update(_added(before, env))
             self.branch(getattr(node, "orelse", []), env)
             for handler in getattr(node, "handlers", []):
                 other = dict(before)
                 self.branch(handler.body, other)
                 self.merge(env, other)
             self.branch(getattr(node, "finalbody", []), env)
+
+    def reads_request(self, test: ast.expr, env: Mapping[str, Value]) -> bool:
+        """Whether an if statement's test reads the request's data: a name bound to an
+        array, a size or a text derived from an input. A test of which outputs the
+        request asks for, or of whether an optional input was sent, does not count: an
+        output those decide is left out by design."""
+        found = False
+        for node in ast.walk(test):
+            if isinstance(node, ast.Attribute) and node.attr == "requested_output_names":
+                return False
+            if isinstance(node, ast.Name):
+                value = env.get(node.id, self.module_env.get(node.id))
+                if isinstance(value, Tag) and value.kind in ("requested", "tensor"):
+                    return False
+                found = found or _from_request(value)
+        return found
 
     def branch(self, body: Sequence[ast.stmt], env: dict[str, Value]) -> None:
         """A block that may stop early (return, raise, break): what it assigned before
@@ -378,39 +520,57 @@ class _Interpreter:
 
     def assign(self, target: ast.expr, value: Value, env: dict[str, Value]) -> None:
         if isinstance(target, ast.Name):
+            if env is self.module_env and target.id in self.rebound:
+                value = _unsized(value)
             env[target.id] = value
         elif isinstance(target, ast.Attribute) and _is_self(target.value):
+            if f"self.{target.attr}" in self.rebound or "self.*" in self.rebound:
+                value = _unsized(value)
             self.self_env[target.attr] = value
         elif isinstance(target, ast.Tuple | ast.List):
             item = value.item if isinstance(value, Seq) else None
+            elements = value.elements if isinstance(value, Seq) else None
+            starred = any(isinstance(e, ast.Starred) for e in target.elts)
+            if elements is not None and len(elements) == len(target.elts) and not starred:
+                for element, part in zip(target.elts, elements, strict=True):
+                    self.assign(element, part, env)
+                return
             for element in target.elts:
                 self.assign(element, item, env)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, None, env)
 
-    def bind_loop(self, target: ast.expr, iterable: ast.expr, env: dict[str, Value]) -> None:
-        """Bind a loop or comprehension target to an element of `iterable`."""
+    def bind_loop(self, target: ast.expr, iterable: ast.expr, env: dict[str, Value]) -> Size | None:
+        """Bind a loop or comprehension target to an element of `iterable`; how many
+        elements it has, when known."""
         if (
             isinstance(iterable, ast.Call)
             and isinstance(iterable.func, ast.Name)
             and iterable.func.id in ("enumerate", "zip")
             and iterable.func.id not in env
-            and isinstance(target, ast.Tuple)
         ):
-            parts: list[Value] = [self.element(self.ev(a, env), a) for a in iterable.args]
+            values = [self.ev(a, env) for a in iterable.args]
+            parts: list[Value] = [
+                self.element(v, a) for v, a in zip(values, iterable.args, strict=True)
+            ]
+            lengths = [_length(v) for v in values]
             if iterable.func.id == "enumerate":
                 parts = [Py("int"), *(parts[:1] or [None])]
-            for element, value in zip(target.elts, parts, strict=False):
-                self.assign(element, value, env)
-            return
-        self.assign(target, self.element(self.ev(iterable, env), iterable), env)
+            if isinstance(target, ast.Tuple):
+                for element, value in zip(target.elts, parts, strict=False):
+                    self.assign(element, value, env)
+            else:
+                self.assign(target, None, env)
+            single = iterable.func.id == "enumerate" or len(lengths) == 1
+            return lengths[0] if lengths and single else None
+        value = self.ev(iterable, env)
+        self.assign(target, self.element(value, iterable), env)
+        return _length(value)
 
     def element(self, value: Value, node: ast.expr) -> Value:
         """An item of `value` when iterated."""
         if isinstance(value, Tag) and value.kind == "requests":
             return Tag("request")
-        if isinstance(value, Tag) and value.kind == "range":
-            return Py("int")
         if isinstance(value, Seq):
             return value.item
         if isinstance(value, Arr):
@@ -436,7 +596,7 @@ class _Interpreter:
             return None
         self.step()
         if isinstance(node, ast.Constant):
-            return _constant(node.value)
+            return _constant(node.value, node.lineno)
         if isinstance(node, ast.Name):
             if node.id in env:
                 return env[node.id]
@@ -452,11 +612,13 @@ class _Interpreter:
             return self.display(node.elts, env)
         if isinstance(node, ast.ListComp | ast.GeneratorExp):
             inner = dict(env)
+            lengths: list[Size | None] = []
             for generator in node.generators:
-                self.bind_loop(generator.target, generator.iter, inner)
+                lengths.append(self.bind_loop(generator.target, generator.iter, inner))
                 for condition in generator.ifs:
                     self.ev(condition, inner)
-            return _seq(self.ev(node.elt, inner))
+            simple = len(node.generators) == 1 and not node.generators[0].ifs
+            return replace(_seq(self.ev(node.elt, inner)), length=lengths[0] if simple else None)
         if isinstance(node, ast.BinOp):
             return self.binop(node.op, self.ev(node.left, env), self.ev(node.right, env), node)
         if isinstance(node, ast.UnaryOp):
@@ -465,6 +627,9 @@ class _Interpreter:
                 return Py("bool")
             if isinstance(operand, Py) and operand.kind == "bool":
                 return Py("int")
+            if isinstance(operand, Py) and isinstance(node.op, ast.USub):
+                why = f"{_text(node)} (line {node.lineno})"
+                return replace(operand, size=sz.multiply(operand.size, Size(-1), why))
             return operand if isinstance(operand, Arr | Py) else None
         if isinstance(node, ast.Compare):
             values = [self.ev(node.left, env), *(self.ev(c, env) for c in node.comparators)]
@@ -472,8 +637,11 @@ class _Interpreter:
             if arrays:
                 ranks = [a.rank for a in arrays]
                 rank = max(ranks) if None not in ranks else None  # type: ignore[type-var]
+                dims = arrays[0].dims
+                for other in arrays[1:]:
+                    dims = sz.broadcast(dims, other.dims)
                 return replace(arrays[0], dtype="bool", why=f"a comparison (line {node.lineno}) "
-                               "gives bool", rank=rank)  # fmt: skip
+                               "gives bool", rank=rank, dims=dims)  # fmt: skip
             return Py("bool")
         if isinstance(node, ast.BoolOp):
             result: Value = None
@@ -510,7 +678,10 @@ class _Interpreter:
         depth = item.depth + 1 if isinstance(item, Seq) else 1
         ints = tuple(_int_literal(e) for e in elements)
         literal = tuple(i for i in ints if i is not None) if None not in ints else None
-        return Seq(item if values else None, depth, len(values), literal)
+        sent = Sent()
+        for value in values:
+            sent = sent.union(_sent_by(value))
+        return Seq(item if values else None, depth, len(values), literal, tuple(values), sent=sent)
 
     def attribute(self, node: ast.Attribute, env: dict[str, Value]) -> Value:
         if _is_self(node.value):
@@ -519,13 +690,25 @@ class _Interpreter:
         if numpy is not None:
             return self.numpy_attribute(numpy)
         owner = self.ev(node.value, env)
+        if isinstance(owner, Encoding):
+            return self.encoded(owner, node.attr, node)
         if isinstance(owner, Arr):
             if node.attr == "T":
-                return replace(owner, batch=None if owner.rank != 1 else owner.batch)
+                batch = None if owner.rank != 1 else owner.batch
+                return replace(owner, batch=batch, dims=sz.permuted(owner.dims, None))
             if node.attr == "shape":
                 return Tag("shape", ref=owner)
             if node.attr == "dtype":
                 return Tag("dtype", owner.dtype or "")
+            if node.attr == "ndim" and owner.rank is not None:
+                return Py("int", size=Size(owner.rank, (), f"{_text(node)} (line {node.lineno})"))
+            if node.attr == "size" and owner.dims is not None:
+                why = f"{_text(node)} (line {node.lineno})"
+                total = sz.product(owner.dims)
+                size = sz.constant(total, why) if total is not None else sz.opaque(
+                    "size", owner.dims, why
+                )  # fmt: skip
+                return Py("int", size=size)
             if node.attr in ("ndim", "size", "itemsize", "nbytes"):
                 return Py("int")
         if self.aliases.utility(node.value) is not None or (
@@ -552,14 +735,28 @@ class _Interpreter:
                 return Tag("request")
             if owner.kind == "output_config" and string_literal(index) == "data_type":
                 return Tag("output_config_type", owner.name)
-            if owner.kind == "shape" and owner.ref is not None and _int_literal(index) == 0:
-                return Tag("dim0", ref=owner.ref)
-            if owner.kind == "shape":
-                return Py("int") if _int_literal(index) is not None else None
+            if owner.kind == "shape" and owner.ref is not None:
+                return self.shape_part(owner.ref, index, node, env)
             return None
+        if isinstance(owner, Encoding):
+            return self.encoded(owner, string_literal(index), node)
         if isinstance(owner, Seq):
-            self.ev(index, env)
-            return owner.item if not isinstance(index, ast.Slice) else owner
+            if not isinstance(index, ast.Slice):
+                position = _int_literal(index)
+                if position is None:
+                    self.ev(index, env)
+                elements = owner.elements
+                if (
+                    elements is not None
+                    and position is not None
+                    and -len(elements) <= position < len(elements)
+                ):
+                    return elements[position]
+                return owner.item
+            length, literal = self.slice_of(owner.size, index, node, env)
+            elements = owner.elements[literal] if literal is not None and owner.elements else None
+            items = len(elements) if elements is not None else -1
+            return replace(owner, items=items, ints=None, elements=elements, length=length)
         if not isinstance(owner, Arr):
             self.ev(index, env)
             return None
@@ -567,8 +764,9 @@ class _Interpreter:
         where = f"{_text(node)} (line {node.lineno})"
         removed = added = 0
         first = ""
+        kinds: list[tuple[str, Value]] = []
         for position, part in enumerate(parts):
-            kind = self.index_kind(part, env)
+            kind, value = self.index_kind(part, env)
             if kind is None:
                 return replace(owner, rank=None, batch=None, size=None)
             if kind == "ellipsis" and position == 0:
@@ -579,47 +777,139 @@ class _Interpreter:
                 added += 1
             if position == 0 and not first:
                 first = kind
+            kinds.append((kind, value))
         rank = owner.rank - removed + added if owner.rank is not None else None
         if rank is not None and rank < 0:
             return None
+        dims = self.indexed_dims(owner, parts, kinds, node, env)
         if first == "int":
             result = self.drop_axis0(owner, where)
-            return replace(result, rank=rank, size=None)
-        if first == "new":
-            return replace(owner, rank=rank, batch=None, size=None, dropped="")
-        return replace(owner, rank=rank, size=owner.size if removed == added == 0 else None)
+            return replace(result, rank=rank, size=None, dims=dims)
+        if first in ("new", "take", "mask"):
+            return replace(owner, rank=rank, batch=None, size=None, dropped="", dims=dims)
+        size = owner.size if removed == added == 0 else None
+        return replace(owner, rank=rank, size=size, dims=dims)
 
-    def index_kind(self, part: ast.expr, env: dict[str, Value]) -> str | None:
-        """ "int", "slice", "new" (None / np.newaxis), "ellipsis" or None (an array)."""
+    def shape_part(
+        self, array: Arr, index: ast.expr, node: ast.AST, env: dict[str, Value]
+    ) -> Value:
+        """`array.shape[index]`: an int (`Tag("dim0")` for axis 0), or a tuple of them."""
+        dims = array.dims
+        position = _int_literal(index)
+        if position == 0 and not isinstance(index, ast.Slice):
+            return Tag("dim0", ref=array)
+        if position is not None:
+            inside = dims is not None and -len(dims) <= position < len(dims)
+            return Py("int", size=dims[position] if dims is not None and inside else None)
+        if isinstance(index, ast.Slice) and array.rank is not None:
+            _, literal = self.slice_of(Size(array.rank), index, node, env)
+            if literal is None:
+                return Seq(Py("int"))
+            axes = range(array.rank)[literal]
+            elements = tuple(Py("int", size=dims[a] if dims else None) for a in axes)
+            return Seq(Py("int"), 1, len(elements), elements=elements)
+        self.ev(index, env)
+        return None
+
+    def slice_of(
+        self, size: Size | None, index: ast.expr, node: ast.AST, env: dict[str, Value]
+    ) -> tuple[Size | None, slice | None]:
+        """The length of `seq[index]` (a slice) for a `seq` of `size` items, and the
+        slice itself when its bounds are literals."""
+        if not isinstance(index, ast.Slice):
+            self.ev(index, env)
+            return None, None
+        bounds = (index.lower, index.upper, index.step)
+        values = [_size_of(self.ev(b, env)) if b is not None else None for b in bounds]
+        ints = [_int_literal(b) if b is not None else None for b in bounds]
+        literal = None
+        if (
+            all(i is not None or b is None for i, b in zip(ints, bounds, strict=True))
+            and ints[2] != 0
+        ):
+            literal = slice(*ints)
+        why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
+        given = (index.lower is not None, index.upper is not None, index.step is not None)
+        return sz.sliced(size, values[0], values[1], values[2], given, why), literal
+
+    def index_kind(self, part: ast.expr, env: dict[str, Value]) -> tuple[str | None, Value]:
+        """ "int", "slice", "new" (None / np.newaxis), "ellipsis", "take" (an integer
+        array of rank 1), "mask" (a boolean array of rank 1) or None (anything else), and
+        the index's value."""
         if isinstance(part, ast.Slice):
-            for bound in (part.lower, part.upper, part.step):
-                self.ev(bound, env)
-            return "slice"
+            return "slice", None  # its bounds are evaluated by indexed_dims
         if isinstance(part, ast.Constant):
             if part.value is None:
-                return "new"
+                return "new", None
             if part.value is Ellipsis:
-                return "ellipsis"
-            return (
-                "int" if isinstance(part.value, int) and not isinstance(part.value, bool) else None
-            )
+                return "ellipsis", None
+            integer = isinstance(part.value, int) and not isinstance(part.value, bool)
+            return ("int" if integer else None), None
         value = self.ev(part, env)
         if isinstance(value, Py) and value.kind == "none":
-            return "new"
+            return "new", value
         if (isinstance(value, Py) and value.kind == "int") or (
             isinstance(value, Tag) and value.kind == "dim0"
         ):
-            return "int"
-        return None
+            return "int", value
+        if isinstance(value, Arr) and value.rank == 1 and value.dtype is not None:
+            if value.dtype == "bool":
+                return "mask", value
+            if value.dtype.startswith(("int", "uint")):
+                return "take", value
+        return None, value
+
+    def indexed_dims(
+        self,
+        owner: Arr,
+        parts: Sequence[ast.expr],
+        kinds: Sequence[tuple[str, Value]],
+        node: ast.Subscript,
+        env: dict[str, Value],
+    ) -> Dims | None:
+        """The dims of `owner[parts]` (a basic index plus at most one rank-1 array)."""
+        dims = owner.dims
+        if sum(kind in ("take", "mask") for kind, _ in kinds) > 1 or owner.rank is None:
+            dims = None  # NumPy's advanced indexing of several arrays: not followed
+        consumed = sum(kind in ("int", "slice", "take", "mask") for kind, _ in kinds)
+        result: list[Size | None] = []
+        axis = 0
+        for part, (kind, value) in zip(parts, kinds, strict=True):
+            if kind == "slice":
+                size = dims[axis] if dims is not None and axis < len(dims) else None
+                result.append(self.slice_of(size, part, node, env)[0])
+                axis += 1
+            elif kind == "int":
+                axis += 1
+            elif kind == "new":
+                result.append(Size(1, (), f"{_text(node)} (line {node.lineno})"))
+            elif kind == "ellipsis" and dims is not None:
+                count = len(dims) - consumed
+                result.extend(dims[axis : axis + count])
+                axis += max(count, 0)
+            elif kind == "take" and isinstance(value, Arr):
+                result.append(value.dims[0] if value.dims else None)
+                axis += 1
+            elif kind == "mask" and isinstance(value, Arr):
+                request = value.source or owner.source
+                why = f"{_text(node)} (line {node.lineno})"
+                result.append(
+                    sz.symbol(f"r:mask@{node.lineno}:{node.col_offset}", why) if request else None
+                )
+                axis += 1
+        if dims is None or axis > len(dims):
+            return None
+        return (*result, *dims[axis:])
 
     def drop_axis0(self, array: Arr, where: str) -> Arr:
         """`array` without its axis 0 (an index or an iteration)."""
         rank = array.rank - 1 if array.rank is not None and array.rank > 0 else None
+        dims = array.dims[1:] if array.dims else None
         if array.batch is True:
-            return replace(array, rank=rank, batch=False, size=array.size, dropped=where)
+            return replace(array, rank=rank, batch=False, size=array.size, dropped=where, dims=dims)
         if array.batch is False and array.source and not array.axis0 and self.whole(array):
-            return replace(array, rank=rank, batch=None, size=None, axis0=where)
-        return replace(array, rank=rank, batch=None, size=None)
+            return replace(array, rank=rank, batch=None, size=None, axis0=where, dims=dims)
+        return replace(array, rank=rank, batch=None, size=None, dims=dims)
 
     def whole(self, array: Arr) -> bool:
         """Whether `array` still has the rank of the input it comes from (so its axis 0
@@ -632,17 +922,33 @@ class _Interpreter:
     def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
         line = getattr(node, "lineno", 0)
         symbol = _SYMBOLS.get(type(op), "?")
+        left, right = _as_int(left), _as_int(right)
+        why = f"{_text(node)} (line {line})"
         if isinstance(left, Py) and isinstance(right, Py):
             kinds = {left.kind, right.kind}
             if kinds & {"str", "bytes"}:
-                return Py(left.kind) if left.kind in ("str", "bytes") else Py(right.kind)
+                text = left if left.kind in ("str", "bytes") else right
+                joined = isinstance(op, ast.Add) and left.kind == right.kind
+                return Py(text.kind, size=sz.add(left.size, right.size, why) if joined else None)
+            result_size = _arithmetic(op, left.size, right.size, why)
             if isinstance(op, ast.Div) or "float" in kinds:
-                return Py("float")
-            return Py("int") if kinds <= {"int", "bool"} else None
+                return Py("float", size=result_size)
+            return Py("int", size=result_size) if kinds <= {"int", "bool"} else None
         if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(op, ast.Add):
+            length = sz.add(left.size, right.size, why)
+            elements = None
+            if left.elements is not None and right.elements is not None:
+                elements = left.elements + right.elements
             if _empty(left) or _empty(right):
-                return _seq(right.item if _empty(left) else left.item)
-            return _seq(_join(left.item, right.item))
+                kept = right if _empty(left) else left
+                return replace(_seq(kept.item), length=length, elements=kept.elements)
+            return replace(_seq(_join(left.item, right.item)), length=length, elements=elements)
+        if isinstance(op, ast.Mult) and {type(left), type(right)} == {Seq, Py}:
+            seq = left if isinstance(left, Seq) else right
+            count = right if isinstance(right, Py) else left
+            if isinstance(seq, Seq) and isinstance(count, Py) and count.kind == "int":
+                return replace(_seq(seq.item), length=sz.multiply(seq.size, count.size, why))
+            return None
         if not (isinstance(left, Arr) or isinstance(right, Arr)):
             return None
         arrays = [v for v in (left, right) if isinstance(v, Arr)]
@@ -660,7 +966,12 @@ class _Interpreter:
             if not why and dtype is not None:
                 why = f"{a.dtype} {symbol} {b.dtype} gives {dtype} (line {line})"
             size = base.size if a.rank == b.rank and not isinstance(op, ast.MatMult) else None
-            result = replace(base, dtype=dtype, why=why, rank=rank, size=size)
+            dims = (
+                _matmul_dims(a.dims, b.dims)
+                if isinstance(op, ast.MatMult)
+                else sz.broadcast(a.dims, b.dims)
+            )
+            result = replace(base, dtype=dtype, why=why, rank=rank, size=size, dims=dims)
         elif scalar is not None and scalar.kind in ("int", "float", "bool"):
             array = arrays[0]
             dtype = npt.with_scalar(array.dtype, scalar.kind)
@@ -691,13 +1002,22 @@ class _Interpreter:
         kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords if k.arg is not None}
         utility = self.aliases.utility(func)
         if utility is not None:
-            return self.utility(utility, node, args)
+            return self.utility(utility, node, args, kwargs)
         numpy = self.aliases.numpy(func)
         if numpy is not None:
             return self.numpy_call(numpy, node, args, kwargs)
+        if isinstance(func, ast.Attribute) and _is_self(func.value) and func.attr in self.methods:
+            return self.invoke(self.methods[func.attr], [Tag("self"), *args], kwargs)
+        if _tokenizer_call(node) and not (isinstance(func, ast.Name) and func.id in self.functions):
+            return self.tokenized(node, args, kwargs)
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "resize"
+            and isinstance(func.value, ast.Name)
+            and func.value.id in self.cv2
+        ):
+            return self.resized(node, args, kwargs)
         if isinstance(func, ast.Attribute):
-            if _is_self(func.value) and func.attr in self.methods:
-                return self.invoke(self.methods[func.attr], [Tag("self"), *args], kwargs)
             owner = self.ev(func.value, env)
             if isinstance(owner, Seq) and func.attr in ("append", "insert", "extend") and args:
                 self.grow(func.value, owner, func.attr, args[-1], env)
@@ -715,12 +1035,22 @@ class _Interpreter:
         """`target.append(added)` (or insert / extend): the list's items now include it."""
         item = (added.item if isinstance(added, Seq) else None) if how == "extend" else added
         grown = _seq(item) if _empty(owner) else _seq(_join(owner.item, item))
+        if owner.sent is not None:
+            more = _sent_by(added)
+            if how == "extend":
+                known = isinstance(added, Seq) and added.sent is not None
+                more = (
+                    added.sent if isinstance(added, Seq) and added.sent else Sent(unknown=not known)
+                )
+            grown = replace(grown, sent=owner.sent.union(more))
         if isinstance(target, ast.Name):
             env[target.id] = grown
         elif isinstance(target, ast.Attribute) and _is_self(target.value):
             self.self_env[target.attr] = grown
 
-    def utility(self, name: str, node: ast.Call, args: list[Value]) -> Value:
+    def utility(
+        self, name: str, node: ast.Call, args: list[Value], kwargs: Mapping[str, Value]
+    ) -> Value:
         if name == "get_input_tensor_by_name":
             return Tag("tensor", string_literal(argument(node, 1, "name")) or "")
         if name == "get_output_config_by_name":
@@ -743,28 +1073,66 @@ class _Interpreter:
                         value if isinstance(value, Arr) else None,
                     )
                 )
-            return Tag("output_tensor")
+            return Tag("output_tensor", tensor_name or "")
+        if name == "InferenceResponse":
+            error = argument(node, 1, "error")
+            if error is None or (isinstance(error, ast.Constant) and error.value is None):
+                given = args[0] if node.args else kwargs.get("output_tensors")
+                if argument(node, 0, "output_tensors") is not None:
+                    sent = given.sent if isinstance(given, Seq) else None
+                    fixed = not all(self.branches)
+                    self.responses.append(ResponseValue(node.lineno, node.col_offset, sent, fixed))
+            return Tag("response")
         return None
 
     def builtin(self, name: str, node: ast.Call, args: list[Value]) -> Value:
-        if name in ("float", "int", "bool", "str", "bytes"):
+        value = args[0] if args else None
+        why = f"{_text(node)} (line {node.lineno})"
+        if name in ("float", "int") and isinstance(value, Arr):
+            request = value.source is not None and value.rank in (0, 1, None)
+            size = sz.symbol(f"r:value@{node.lineno}:{node.col_offset}", why) if request else None
+            return Py(name, size=size)  # int(x[0]): a value of the request
+        if name in ("float", "int"):
+            size = _size_of(_as_int(value))
+            if name == "int" and isinstance(value, Py) and value.kind == "float":
+                size = size if size is None or size.constant is not None else sz.opaque(
+                    "int", (size,), why
+                )  # fmt: skip
+            return Py(name, size=size)
+        if name in ("bool", "str", "bytes"):
             return Py(name)
         if name == "len":
-            value = args[0] if args else None
             if isinstance(value, Arr):
                 return Tag("dim0", ref=value)
+            if isinstance(value, Encoding):
+                return Py("int", size=value.count)
+            if isinstance(value, Seq | Py):
+                return Py("int", size=value.size)
             return Py("int")
         if name == "range":
-            return Tag("range")
+            return Seq(Py("int"), length=_range_length([_size_of(_as_int(a)) for a in args], why))
         if name in ("list", "tuple", "sorted"):
-            value = args[0] if args else None
             if isinstance(value, Seq):
                 return value
             if isinstance(value, Arr):
-                return _seq(self.element(value, node.args[0]))
+                return replace(_seq(self.element(value, node.args[0])), length=_length(value))
             return Seq(None)
-        if name in ("round", "abs"):
-            return args[0] if args and isinstance(args[0], Py) else None
+        if name in ("min", "max") and len(args) >= 2:
+            numbers = [_as_int(a) for a in args]
+            if all(isinstance(n, Py) and n.kind in ("int", "float") for n in numbers):
+                kind = "float" if any(getattr(n, "kind", "") == "float" for n in numbers) else "int"
+                return Py(kind, size=sz.extreme(name, [_size_of(n) for n in numbers], why))
+            return None
+        if name in ("round", "abs") and isinstance(_as_int(value), Py):
+            number = _as_int(value)
+            assert isinstance(number, Py)
+            size = _size_of(number)
+            if size is not None and size.constant is not None and name == "abs":
+                size = sz.constant(abs(size.constant), why)
+            elif size is not None and size.constant is None:
+                size = sz.opaque(name, (size,), why)
+            kind = "int" if name == "round" and len(args) == 1 else number.kind
+            return Py(kind, size=size)
         return None
 
     def method(
@@ -779,25 +1147,111 @@ class _Interpreter:
             return self.input_array(owner.name, node.lineno)
         if isinstance(owner, Tag) and owner.kind == "request" and name == "get_response_sender":
             return Tag("sender")
+        if isinstance(owner, Tag) and owner.kind == "request" and name == "requested_output_names":
+            return Tag("requested")
         if isinstance(owner, Arr):
             return self.array_method(owner, name, node, args, kwargs)
         if isinstance(owner, Py) and owner.kind in ("str", "bytes"):
+            why = f"{_text(node)} (line {node.lineno})"
+            size = sz.opaque(name, (owner.size,), why)
             if name == "join" or name in _STR_METHODS:
-                return Py(owner.kind)
+                return Py(owner.kind, size=size)
             if name == "split":
-                return Seq(Py(owner.kind))
+                part = Py(owner.kind, size=sz.opaque("part", (owner.size,), why))
+                return Seq(part, length=size)
+            if name in ("decode", "encode"):
+                return Py("str" if name == "decode" else "bytes", size=owner.size)
         if name == "decode":
             return Py("str")
-        if name == "encode":
-            return Py("bytes")
+        if name == "encode" and (not node.args or string_literal(node.args[0]) is not None):
+            return Py("bytes")  # text.encode() or .encode("utf-8"), not tokenizer.encode(text)
         if isinstance(owner, Seq) and name in ("append", "extend", "insert"):
             return None
         return None
+
+    def tokenized(self, node: ast.Call, args: list[Value], kwargs: Mapping[str, Value]) -> Value:
+        """A Hugging Face tokenizer call (`tokenizer(texts, padding=..., max_length=...,
+        truncation=..., return_tensors="np")`): how many texts, and how many tokens
+        each gets. Only padding to a max_length with truncation fixes that length
+        (transformers `PreTrainedTokenizerBase._get_padding_truncation_strategies`);
+        padding to the longest text, or none, leaves it to the request."""
+        tensors = _option(argument(node, 99, "return_tensors"))
+        if tensors not in ("", "np", "numpy"):
+            return None  # torch or TensorFlow tensors: not followed
+        texts = args[0] if args else kwargs.get("text", kwargs.get("batch_text_or_text_pairs"))
+        single = isinstance(texts, Py) and texts.kind == "str"
+        count = Size(1) if single else texts.size if isinstance(texts, Seq) else None
+        padding = _option(argument(node, 99, "padding"))
+        truncation = _option(argument(node, 99, "truncation"))
+        limit_node = argument(node, 99, "max_length")
+        limit = _size_of(_as_int(kwargs.get("max_length")))
+        line = node.lineno
+        truncates = truncation not in ("", "false", "do_not_truncate")
+        length: Size | None
+        if padding == "?" or truncation == "?":
+            length = None
+        elif padding == "max_length" and truncates:
+            shown = _text(limit_node)
+            if limit is not None and limit.constant is not None:
+                value = "" if shown == str(limit.constant) else f" = {limit.constant}"
+                why = f"the tokenizer pads to max_length={shown}{value} (line {line})"
+                length = Size(limit.constant, (), why)
+            else:
+                length = None  # the tokenizer's own model_max_length, or unknown
+        elif padding == "max_length":
+            why = f'padding="max_length" without truncation keeps longer texts whole (line {line})'
+            length = sz.symbol(f"r:tokens@{line}:{node.col_offset}", why)
+        elif padding in ("true", "longest"):
+            why = f"the tokenizer pads to the longest text of the request (line {line})"
+            length = sz.symbol(f"r:tokens@{line}:{node.col_offset}", why)
+        elif padding in ("", "false", "do_not_pad"):
+            why = f"the tokenizer does not pad: each text keeps its own length (line {line})"
+            length = sz.symbol(f"r:tokens@{line}:{node.col_offset}", why)
+        else:
+            length = None
+        return Encoding(count, length, tensors != "", single)
+
+    def encoded(self, encoding: Encoding, key: str | None, node: ast.AST) -> Value:
+        """`encoding["input_ids"]` (or `.input_ids`): [count, length] ints."""
+        if key not in ("input_ids", "attention_mask", "token_type_ids"):
+            return None
+        if encoding.arrays:
+            why = f"the tokenizer returns int64 (line {getattr(node, 'lineno', 0)})"
+            return Arr("int64", why, 2, None, dims=(encoding.count, encoding.length))
+        row = Seq(Py("int"), length=encoding.length)
+        if encoding.single:
+            return row  # a single text: one list of ids
+        return Seq(row, 2, length=encoding.count)
+
+    def resized(self, node: ast.Call, args: list[Value], kwargs: Mapping[str, Value]) -> Value:
+        """`cv2.resize(image, (width, height))`: [height, width, channels...]."""
+        image = args[0] if args else kwargs.get("src")
+        size = args[1] if len(args) > 1 else kwargs.get("dsize")
+        if not isinstance(image, Arr) or image.rank is None or image.rank < 2:
+            return None
+        dims: Dims | None = None
+        if isinstance(size, Seq) and size.elements is not None and len(size.elements) == 2:
+            width, height = (_size_of(_as_int(e)) for e in size.elements)
+            if not (width is not None and width.constant == 0):
+                rest = image.dims[2:] if image.dims is not None else (None,) * (image.rank - 2)
+                dims = (height, width, *rest)
+        return Arr(image.dtype, image.why, image.rank, False, image.source, dims=dims)
 
     def input_array(self, name: str, line: int) -> Value:
         facts = self.inputs.get(name)
         if facts is None:
             return None
+        dims: list[Size | None] = []
+        if facts.batched:
+            dims.append(sz.symbol(sz.BATCH, f'the batch size of input "{name}"'))
+        for axis, dim in enumerate(facts.dims or ()):
+            dims.append(
+                Size(dim, (), f'input "{name}" dims {_dims_text(facts.dims or ())}')
+                if dim >= 0
+                else sz.symbol(
+                    f"r:{name}:{axis}", f'axis {axis + facts.batched} of input "{name}" (-1)'
+                )
+            )
         return Arr(
             facts.dtype,
             f'input "{name}" is {facts.dtype} (line {line})' if facts.dtype else "",
@@ -805,6 +1259,7 @@ class _Interpreter:
             facts.batched,
             name,
             facts.item_size,
+            dims=tuple(dims) if facts.dims is not None else None,
         )
 
     def array_method(
@@ -815,22 +1270,26 @@ class _Interpreter:
             dtype = _dtype(args[0] if args else kwargs.get("dtype"))
             shown = _text(node.args[0]) if node.args else "?"
             why = f".{name}({shown}) makes it {dtype} (line {line})" if dtype else ""
-            return replace(array, dtype=dtype, why=why)
+            same = name == "astype" or dtype == array.dtype
+            return replace(array, dtype=dtype, why=why, dims=array.dims if same else None)
         if name == "reshape":
             shape = args[0] if len(args) == 1 and isinstance(args[0], Seq) else None
             first = args[0] if args and shape is None else None
-            return self.reshape(array, node, node.args if shape is None else None, shape, first)
+            sizes = shape.elements if shape is not None else tuple(args)
+            result = self.reshape(array, node, node.args if shape is None else None, shape, first)
+            return _with_dims(result, _reshaped_dims(array, sizes, node))
         if name == "transpose":
             axes = [_int_literal(a) for a in node.args]
             if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple | ast.List):
                 axes = [_int_literal(a) for a in node.args[0].elts]
             keeps = bool(axes) and axes[0] == 0
-            return replace(array, batch=array.batch if keeps or array.rank == 1 else None)
+            batch = array.batch if keeps or array.rank == 1 else None
+            return replace(array, batch=batch, dims=sz.permuted(array.dims, axes))
         if name in ("copy", "clip", "round", "squeeze_", "__array__"):
             return array
         if name in ("flatten", "ravel"):
             where = f"{_text(node)} (line {line})"
-            return self.merge_axes(array, 1, where)
+            return _with_dims(self.merge_axes(array, 1, where), _flat_dims(array.dims, where))
         if name == "squeeze":
             axis = _int_literal(argument(node, 0, "axis"))
             if axis is None:
@@ -846,7 +1305,8 @@ class _Interpreter:
                 else f".{name}() of {array.dtype} is {dtype} (line {line})"
             )
             if name == "cumsum":
-                return replace(array, dtype=dtype, why=why)
+                along = argument(node, 0, "axis") is not None
+                return replace(array, dtype=dtype, why=why, dims=array.dims if along else None)
             return self.reduce(array, dtype, why, node)
         if name in ("mean", "std", "var"):
             dtype = npt.mean_dtype(array.dtype)
@@ -865,9 +1325,11 @@ class _Interpreter:
         if name == "argsort":
             return replace(array, dtype="int64", why=f".argsort() returns int64 (line {line})")
         if name == "tolist":
-            return Seq(None)
-        if name == "item":
-            return None
+            return Seq(None, length=array.dims[0] if array.dims else None)
+        if name == "decode" and array.rank in (0, None):
+            where = f"{_text(node)} (line {line})"
+            size = sz.symbol(f"r:text@{line}:{node.col_offset}", where) if array.source else None
+            return Py("str", size=size)  # an item of a TYPE_STRING input
         return None
 
     def reshape(
@@ -923,6 +1385,19 @@ class _Interpreter:
         axis_node = axis_node if axis_node is not None else argument(node, first_arg, "axis")
         keep = argument(node, 99, "keepdims")
         keepdims = isinstance(keep, ast.Constant) and keep.value is True
+        result = self.reduced(array, dtype, why, node, axis_node, keepdims)
+        return replace(result, dims=_reduced_dims(array, axis_node, keepdims, node))
+
+    def reduced(
+        self,
+        array: Arr,
+        dtype: str | None,
+        why: str,
+        node: ast.Call,
+        axis_node: ast.expr | None,
+        keepdims: bool,
+    ) -> Arr:
+        """The rank and batch axis after a reduction."""
         where = f"{_text(node)} (line {node.lineno})"
         base = replace(array, dtype=dtype, why=why if dtype is not None else "")
         if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
@@ -977,7 +1452,7 @@ class _Interpreter:
             rank = shape.items if isinstance(shape, Seq) and shape.items >= 0 else None
             if isinstance(shape, Py | Tag) and not isinstance(shape, Seq):
                 rank = 1 if isinstance(shape, Py) and shape.kind == "int" else rank
-            return Arr(dtype, why, rank, None)
+            return Arr(dtype, why, rank, None, dims=_shape_dims(shape))
         if name in _LIKE:
             if array is None:
                 return None
@@ -985,17 +1460,31 @@ class _Interpreter:
                 return replace(array, dtype=_dtype(kwargs["dtype"]), why="")
             return array
         if name in ("arange", "linspace", "frombuffer", "fromstring", "eye", "identity"):
+            numbers = [_as_int(a) for a in args]
+            length = None
+            if name == "arange" and "step" not in kwargs:
+                length = _range_length(
+                    [_size_of(n) for n in numbers], f"{_text(node)} (line {line})"
+                )
+            elif name == "linspace":
+                length = _size_of(_as_int(args[2] if len(args) > 2 else kwargs.get("num")))
             if "dtype" in kwargs:
                 dtype = _dtype(kwargs["dtype"])
-                return Arr(dtype, f"{label} with dtype= (line {line})" if dtype else "", None)
+                why = f"{label} with dtype= (line {line})" if dtype else ""
+                if name in ("arange", "linspace"):
+                    return Arr(dtype, why, 1, False, dims=(length,))
+                return Arr(dtype, why, None)
             if name == "arange":
-                kinds = [a.kind if isinstance(a, Py) else "" for a in args]
+                kinds = [n.kind if isinstance(n, Py) else "" for n in numbers]
                 if args and set(kinds) <= {"int", "float", "bool"}:
                     dtype = "float64" if "float" in kinds else "int64"
                     what = "floats" if dtype == "float64" else "ints"
                     why = f"{label} of Python {what} is {dtype} (line {line})"
-                    return Arr(dtype, why, 1, False)
+                    return Arr(dtype, why, 1, False, dims=(length,))
                 return None
+            if name == "linspace":
+                why = f"{label} without dtype= is float64 (line {line})"
+                return Arr("float64", why, 1, False, dims=(length,))
             return Arr("float64", f"{label} without dtype= is float64 (line {line})", None)
         if array is None and name not in ("stack", "concatenate", "vstack", "hstack", "where",
                                           "einsum", "matmul", "dot"):  # fmt: skip
@@ -1006,7 +1495,19 @@ class _Interpreter:
                 keeps = isinstance(axes, ast.Tuple | ast.List) and axes.elts and _int_literal(
                     axes.elts[0]
                 ) == 0  # fmt: skip
-                return replace(array, batch=array.batch if keeps else None) if array else None
+                order = [_int_literal(a) for a in axes.elts] if isinstance(
+                    axes, ast.Tuple | ast.List
+                ) else None  # fmt: skip
+                if array is None or (axes is not None and order is None):
+                    return replace(array, batch=None, dims=None) if array else None
+                dims = sz.permuted(array.dims, order)
+                return replace(array, batch=array.batch if keeps else None, dims=dims)
+            if name == "pad" and array is not None:
+                width = args[1] if len(args) > 1 else kwargs.get("pad_width")
+                return replace(array, dims=_padded_dims(array.dims, width, node))
+            flat = argument(node, 1, "axis")
+            if name == "sort" and isinstance(flat, ast.Constant) and flat.value is None:
+                return replace(array, rank=1, batch=None, size=None) if array else None
             return array
         if name in _FLOAT_FUNCTIONS and array is not None:
             dtype = npt.float_function(array.dtype)
@@ -1051,13 +1552,22 @@ class _Interpreter:
             )
             return self.reduce(array, dtype, why, node, first_arg=1)
         if name in _BOOL_FUNCTIONS and array is not None:
-            return replace(array, dtype="bool", why=f"{label} gives bool (line {line})")
+            other = args[1] if len(args) > 1 else None
+            dims = sz.broadcast(array.dims, other.dims) if isinstance(other, Arr) else array.dims
+            if len(args) > 1 and not isinstance(other, Arr | Py):
+                dims = None
+            return replace(array, dtype="bool", why=f"{label} gives bool (line {line})", dims=dims)
         if name == "expand_dims" and array is not None:
             axis = _int_literal(argument(node, 1, "axis"))
             rank = array.rank + 1 if array.rank is not None else None
+            dims = None
+            if axis is not None and array.dims is not None and rank is not None:
+                at = axis + rank if axis < 0 else axis
+                one = Size(1, (), f"{_text(node)} (line {line})")
+                dims = (*array.dims[:at], one, *array.dims[at:]) if 0 <= at < rank else None
             if axis == 0:
-                return replace(array, rank=rank, batch=None, size=None, dropped="")
-            return replace(array, rank=rank, size=None)
+                return replace(array, rank=rank, batch=None, size=None, dropped="", dims=dims)
+            return replace(array, rank=rank, size=None, dims=dims)
         if name == "squeeze" and array is not None:
             squeezed = argument(node, 1, "axis")
             if squeezed is None:
@@ -1067,11 +1577,15 @@ class _Interpreter:
             shape = args[1] if len(args) > 1 and isinstance(args[1], Seq) else None
             if shape is None:
                 return replace(array, rank=None, batch=None, size=None)
-            return self.reshape(array, node, None, shape)
+            result = self.reshape(array, node, None, shape)
+            return _with_dims(result, _reshaped_dims(array, shape.elements, node))
         if name in ("stack", "concatenate", "vstack", "hstack"):
             return self.joined(name, first, node, kwargs)
         if name == "where" and len(args) == 3:
-            return self.binop(ast.Add(), args[1], args[2], node)
+            result = self.binop(ast.Add(), args[1], args[2], node)
+            if isinstance(result, Arr) and isinstance(args[0], Arr):
+                result = replace(result, dims=sz.broadcast(result.dims, args[0].dims))
+            return result
         return None
 
     def array_of(
@@ -1102,14 +1616,16 @@ class _Interpreter:
                 rank = value.depth + item.rank if item.rank is not None else None
             if item is None:
                 rank = None  # items unknown (an empty list filled where the flow cannot see)
+            dims = _seq_dims(value)
             if given:
-                return Arr(dtype, why, rank, None)
+                return Arr(dtype, why, rank, None, dims=dims)
             if isinstance(item, Arr):
-                return Arr(item.dtype, item.why, rank, None, item.source, dropped="")
+                return Arr(item.dtype, item.why, rank, None, item.source, dropped="", dims=dims)
             if isinstance(item, Py):
                 inferred = _python_dtype(item.kind)
-                return Arr(inferred, _python_why(label, item.kind, inferred, line), rank, None)
-            return Arr(None, "", rank, None)
+                why = _python_why(label, item.kind, inferred, line)
+                return Arr(inferred, why, rank, None, dims=dims)
+            return Arr(None, "", rank, None, dims=dims)
         return Arr(dtype, why, None, None) if given else None
 
     def joined(self, name: str, first: Value, node: ast.Call, kwargs: Mapping[str, Value]) -> Value:
@@ -1120,14 +1636,26 @@ class _Interpreter:
         axis = _int_literal(argument(node, 1, "axis"))
         if "dtype" in kwargs:
             item = replace(item, dtype=_dtype(kwargs["dtype"]), why="")
+        assert isinstance(first, Seq)
+        count, dims = first.size, item.dims
         if name == "stack":
             rank = item.rank + 1 if item.rank is not None else None
-            return replace(item, rank=rank, batch=None, size=None, dropped="")
+            at = axis if axis is not None else 0
+            stacked = None
+            if dims is not None and rank is not None and -rank <= at < rank:
+                at = at + rank if at < 0 else at
+                stacked = (*dims[:at], count, *dims[at:])
+            return replace(item, rank=rank, batch=None, size=None, dropped="", dims=stacked)
         if name == "vstack" and item.rank == 1:
-            return replace(item, rank=2, batch=None, size=None, dropped="")
+            stacked = (count, *dims) if dims is not None else None
+            return replace(item, rank=2, batch=None, size=None, dropped="", dims=stacked)
+        along = 1 if name == "hstack" and item.rank != 1 else 0 if name != "concatenate" else axis
+        flat = argument(node, 1, "axis")
+        flattened = isinstance(flat, ast.Constant) and flat.value is None
+        dims = None if flattened else _concatenated(first, along if along is not None else 0, node)
         if axis not in (0, None) or name == "hstack":
-            return replace(item, batch=item.batch, size=None)
-        return replace(item, size=None)
+            return replace(item, batch=item.batch, size=None, dims=dims)
+        return replace(item, size=None, dims=dims)
 
 
 _SYMBOLS: Mapping[type, str] = {
@@ -1141,25 +1669,141 @@ def _empty(value: Seq) -> bool:
     return value.items == 0
 
 
+def _size_of(value: Value) -> Size | None:
+    """The value of an int (or integral float) the flow follows."""
+    if isinstance(value, Py) and value.kind in ("int", "float"):
+        return value.size
+    if isinstance(value, Tag) and value.kind == "dim0" and value.ref is not None:
+        return value.ref.dims[0] if value.ref.dims else None
+    return None
+
+
+def _from_request(value: Value) -> bool:
+    """Whether a value is derived from the request's data."""
+    if isinstance(value, Arr):
+        return value.source is not None
+    if isinstance(value, Tag) and value.kind == "dim0" and value.ref is not None:
+        return _from_request(value.ref)
+    size = value.size if isinstance(value, Py | Seq) else None
+    return size is not None and size.from_request
+
+
+def _added(before: Mapping[str, Value], after: Mapping[str, Value]) -> set[str]:
+    """The tensor names lists gained between two states of an environment."""
+    added: set[str] = set()
+    for key, value in after.items():
+        old = before.get(key)
+        if isinstance(value, Seq) and value.sent is not None:
+            was = old.sent.may if isinstance(old, Seq) and old.sent is not None else frozenset()
+            added |= value.sent.may - was
+    return added
+
+
+def _loop_grown(before: Mapping[str, Value], env: dict[str, Value]) -> None:
+    """After a loop: a list that gained tensors in its body holds them only if the loop
+    ran, which the flow cannot tell (`for box in boxes`), so what it holds is unknown."""
+    for key, value in env.items():
+        if isinstance(value, Seq) and value.sent is not None and _added(before, {key: value}):
+            env[key] = replace(value, sent=replace(value.sent, unknown=True))
+
+
+def _sent_by(value: Value) -> Sent:
+    """What putting `value` in a list adds to the tensors it holds."""
+    if isinstance(value, Tag) and value.kind == "output_tensor" and value.name:
+        names = frozenset({value.name})
+        return Sent(names, names)
+    return Sent(unknown=True)
+
+
+def _length(value: Value) -> Size | None:
+    """How many elements iterating `value` gives, when known."""
+    if isinstance(value, Arr) and value.dims:
+        return value.dims[0]
+    return value.size if isinstance(value, Seq) else None
+
+
 def _seq(item: Value) -> Seq:
     """A list of `item`s (nested one level deeper when the items are lists)."""
     return Seq(item, item.depth + 1 if isinstance(item, Seq) else 1)
 
 
-def _constant(value: object) -> Value:
+def _constant(value: object, line: int) -> Value:
     if value is None:
         return Py("none")
     if isinstance(value, bool):
         return Py("bool")
     if isinstance(value, int):
-        return Py("int")
+        return Py("int", size=sz.constant(value, f"{value} (line {line})"))
     if isinstance(value, float):
-        return Py("float")
+        integral = value.is_integer() and abs(value) < 1 << 40
+        return Py("float", size=sz.constant(int(value), f"{value} (line {line})") if integral else (
+            sz.symbol(f"c:{value!r}", f"{value} (line {line})")
+        ))  # fmt: skip
     if isinstance(value, str):
-        return Py("str", value if len(value) <= 16 else "")
+        return Py("str", value if len(value) <= 16 else "", sz.constant(len(value), ""))
     if isinstance(value, bytes):
-        return Py("bytes")
+        return Py("bytes", size=sz.constant(len(value), ""))
     return None
+
+
+def _rebound(tree: ast.Module) -> frozenset[str]:
+    """Module names and `self.` attributes bound in more than one place (or declared
+    `global` in a function): the value the flow follows first may not be the one
+    execute reads, so their sizes are not trusted. "self.*" when setattr(self, ...)
+    may bind any attribute."""
+    counts: dict[str, int] = {}
+    stack: list[ast.AST] = list(tree.body)
+    while stack:  # module level, without function and class bodies
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            counts.update({name: 2 for name in node.names})
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            if _is_self(node.value):
+                counts[f"self.{node.attr}"] = counts.get(f"self.{node.attr}", 0) + 1
+        elif isinstance(node, ast.ClassDef) and node.name == "TritonPythonModel":
+            for statement in node.body:
+                targets = statement.targets if isinstance(statement, ast.Assign) else []
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        key = f"self.{target.id}"
+                        counts[key] = counts.get(key, 0) + 1
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+        ):
+            counts["self.*"] = 2
+    return frozenset(name for name, count in counts.items() if count > 1)
+
+
+def _named(target: ast.expr, node: ast.expr, value: Value) -> Value:
+    """`value` bound by `target = node`: a literal constant is then known by its name
+    (`MAX_LENGTH = 256 (line 5)`), which is how messages cite it."""
+    literal = node.operand if isinstance(node, ast.UnaryOp) else node
+    if not isinstance(value, Py) or value.size is None or not isinstance(literal, ast.Constant):
+        return value
+    name = _text(target)
+    return replace(
+        value, size=replace(value.size, why=f"{name} = {_text(node)} (line {node.lineno})")
+    )
+
+
+def _unsized(value: Value) -> Value:
+    """`value` without what it says about sizes."""
+    if isinstance(value, Py):
+        return replace(value, size=None)
+    if isinstance(value, Arr):
+        return replace(value, dims=None)
+    if isinstance(value, Seq):
+        return replace(value, elements=None, length=None)
+    if isinstance(value, Encoding):
+        return replace(value, count=None, length=None)
+    return value
 
 
 def _is_self(node: ast.expr) -> bool:
@@ -1182,6 +1826,224 @@ def _int_literal(node: ast.expr | None) -> int | None:
     ):
         return -node.operand.value
     return None
+
+
+def _with_dims(value: Value, dims: Dims | None) -> Value:
+    return replace(value, dims=dims) if isinstance(value, Arr) else value
+
+
+def _flat_dims(dims: Dims | None, why: str) -> Dims | None:
+    """The one axis of a flattened array: the product of its axes."""
+    if dims is None:
+        return None
+    total: Size | None = Size(1)
+    for size in dims:
+        total = sz.multiply(total, size, why)
+    return (total,)
+
+
+def _reduced_dims(
+    array: Arr, axis_node: ast.expr | None, keepdims: bool, node: ast.AST
+) -> Dims | None:
+    """The dims after reducing `axis_node` (every axis when None)."""
+    dims = array.dims
+    if dims is None:
+        return None
+    one = Size(1, (), f"{_text(node)} (line {getattr(node, 'lineno', 0)})")
+    if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
+        return tuple(one for _ in dims) if keepdims else ()
+    nodes = axis_node.elts if isinstance(axis_node, ast.Tuple | ast.List) else [axis_node]
+    axes = [_int_literal(a) for a in nodes]
+    if None in axes:
+        return None
+    normal = {a + len(dims) if a < 0 else a for a in axes if a is not None}
+    if not all(0 <= a < len(dims) for a in normal):
+        return None
+    if keepdims:
+        return tuple(one if a in normal else d for a, d in enumerate(dims))
+    return tuple(d for a, d in enumerate(dims) if a not in normal)
+
+
+def _reshaped_dims(array: Arr, sizes: Sequence[Value] | None, node: ast.AST) -> Dims | None:
+    """The dims `reshape(*sizes)` gives (one -1 is inferred from the element count)."""
+    if sizes is None:
+        return None
+    given = [_size_of(_as_int(s)) for s in sizes]
+    minus = [i for i, g in enumerate(given) if g is not None and g.constant == -1]
+    if len(minus) > 1:
+        return None
+    if minus:
+        why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
+        total = sz.product(array.dims or (None,))
+        rest = sz.product(g for i, g in enumerate(given) if i != minus[0])
+        inferred = sz.constant(total // rest, why) if total is not None and rest else None
+        given[minus[0]] = inferred
+    return tuple(given)
+
+
+def _shape_dims(shape: Value) -> Dims | None:
+    """The dims a shape argument (`(len(x), 256)`, `n`) asks for."""
+    if isinstance(shape, Seq):
+        if shape.elements is None:
+            return None
+        return tuple(_size_of(_as_int(e)) for e in shape.elements)
+    size = _size_of(_as_int(shape))
+    return (size,) if size is not None else None
+
+
+def _padded_dims(dims: Dims | None, width: Value, node: ast.AST) -> Dims | None:
+    """The dims after `np.pad(array, width)`: an int, a (before, after) pair for every
+    axis, or one pair per axis."""
+    if dims is None:
+        return None
+    why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
+
+    def pair(value: Value) -> tuple[Size | None, Size | None]:
+        if isinstance(value, Seq) and value.elements is not None and len(value.elements) == 2:
+            return _size_of(_as_int(value.elements[0])), _size_of(_as_int(value.elements[1]))
+        if isinstance(value, Seq) and value.elements is not None and len(value.elements) == 1:
+            return pair(value.elements[0])
+        size = _size_of(_as_int(value))
+        return size, size
+
+    pairs: list[tuple[Size | None, Size | None]]
+    parts = width.elements if isinstance(width, Seq) else None
+    if parts is not None and len(parts) == len(dims) and all(isinstance(p, Seq) for p in parts):
+        pairs = [pair(p) for p in parts]
+    else:
+        pairs = [pair(width)] * len(dims)
+    return tuple(
+        sz.add(sz.add(d, before, why), after, why)
+        for d, (before, after) in zip(dims, pairs, strict=True)
+    )
+
+
+def _seq_dims(seq: Seq) -> Dims | None:
+    """The dims of `np.array(seq)`: its length, its items' lengths, and the dims of the
+    arrays it holds."""
+    dims: list[Size | None] = [seq.size]
+    item = seq.item
+    while isinstance(item, Seq):
+        dims.append(item.size)
+        item = item.item
+    if isinstance(item, Arr):
+        if item.dims is None:
+            return None
+        dims.extend(item.dims)
+    return tuple(dims)
+
+
+def _concatenated(arrays: Seq, axis: int, node: ast.AST) -> Dims | None:
+    """The dims of `np.concatenate(arrays, axis)`: the other axes as every array has
+    them, the axis summed over the arrays when they are written out."""
+    item = arrays.item
+    if not isinstance(item, Arr) or item.dims is None or arrays.elements is None:
+        return None
+    at = axis + len(item.dims) if axis < 0 else axis
+    if not 0 <= at < len(item.dims):
+        return None
+    why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
+    total: Size | None = Size(0)
+    for element in arrays.elements:
+        if (
+            not isinstance(element, Arr)
+            or element.dims is None
+            or len(element.dims) != len(item.dims)
+        ):
+            return None
+        total = sz.add(total, element.dims[at], why)
+    return (*item.dims[:at], total, *item.dims[at + 1 :])
+
+
+_TOKENIZER_OPTIONS = frozenset({"padding", "truncation", "max_length"})
+
+
+def _tokenizer_call(node: ast.Call) -> bool:
+    """A call that looks like a Hugging Face tokenizer's: a callee named like one
+    (`tokenizer(...)`, `self.tok(...)`, `.encode_plus(...)`, `.batch_encode_plus(...)`)
+    with one of its padding options."""
+    if not any(k.arg in _TOKENIZER_OPTIONS for k in node.keywords):
+        return False
+    func = node.func
+    name = (
+        func.attr
+        if isinstance(func, ast.Attribute)
+        else func.id
+        if isinstance(func, ast.Name)
+        else ""
+    )
+    return "tok" in name.lower() or name in ("encode_plus", "batch_encode_plus", "__call__")
+
+
+def _option(node: ast.expr | None) -> str:
+    """A tokenizer option as lower-case text: "max_length" for `"max_length"` or
+    `PaddingStrategy.MAX_LENGTH`, "true" for `True`, "np" for `TensorType.NUMPY`;
+    "" when absent, "?" when not literal."""
+    if node is None:
+        return ""
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool | str):
+        return str(node.value).lower()
+    if isinstance(node, ast.Attribute):
+        return {"numpy": "np"}.get(node.attr.lower(), node.attr.lower())
+    return "?"
+
+
+def _dims_text(dims: Sequence[int]) -> str:
+    return "[" + ",".join(str(d) for d in dims) + "]"
+
+
+def _range_length(bounds: Sequence[Size | None], why: str) -> Size | None:
+    """len(range(*bounds)), assuming the range is not empty when it is symbolic."""
+    if len(bounds) == 1:
+        return bounds[0]
+    if len(bounds) == 2:
+        x, y = bounds
+        if x is not None and y is not None and x.constant is not None and y.constant is not None:
+            return sz.constant(max(0, y.constant - x.constant), why)
+        return sz.add(y, x, why, sign=-1)
+    values = [b.constant if b is not None else None for b in bounds]
+    if len(values) == 3 and None not in values and values[2]:
+        start, stop, step = (v or 0 for v in values)
+        return sz.constant(len(range(start, stop, step or 1)), why)
+    return None
+
+
+def _as_int(value: Value) -> Value:
+    """`len(array)` (a `Tag("dim0")`) as the int it is, for arithmetic."""
+    if isinstance(value, Tag) and value.kind == "dim0":
+        return Py("int", size=_size_of(value))
+    return value
+
+
+def _arithmetic(op: ast.operator, a: Size | None, b: Size | None, why: str) -> Size | None:
+    if isinstance(op, ast.Add):
+        return sz.add(a, b, why)
+    if isinstance(op, ast.Sub):
+        return sz.add(a, b, why, sign=-1)
+    if isinstance(op, ast.Mult):
+        return sz.multiply(a, b, why)
+    if isinstance(op, ast.Div):
+        x, y = (a.constant, b.constant) if a and b else (None, None)
+        if x is not None and y and x % y == 0:
+            return sz.constant(x // y, why)
+        return sz.opaque("div", (a, b), why)
+    names = {ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}
+    name = names.get(type(op))
+    return sz.integer_operation(name, a, b, why) if name else None
+
+
+def _matmul_dims(left: Dims | None, right: Dims | None) -> Dims | None:
+    """The dims of `left @ right` when both have rank 2 or more, or one has rank 1."""
+    if left is None or right is None or not left or not right:
+        return None
+    if len(left) == 1 and len(right) == 1:
+        return ()
+    if len(right) == 1:
+        return left[:-1]
+    if len(left) == 1:
+        return (*right[:-2], right[-1])
+    stacked = sz.broadcast(left[:-2], right[:-2])
+    return None if stacked is None else (*stacked, left[-2], right[-1])
 
 
 def _matmul_rank(left: int | None, right: int | None) -> int | None:

@@ -12,14 +12,14 @@ that starts from the config's inputs; whatever it cannot follow is not judged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.artifacts.python_common import (
     Consumer,
-    PythonModel,
-    consumers,
+    answers,
+    ensemble_effect,
     full_shape,
     line_span,
     python_models,
@@ -31,37 +31,6 @@ from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import ModelOutput
 
 WARNING, INFO = Severity.WARNING, Severity.INFO
-
-
-def _answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, object]]:
-    """(config output, line, abstract value) of each Tensor that reaches a response."""
-    flow = model.flow
-    if not flow.complete:
-        return
-    facts = model.signature.execute_facts
-    answers = facts.response_tensors - facts.bls_tensors
-    outputs = {io.name: io for io in model.config.output}
-    for out in flow.outputs:
-        io = outputs.get(out.name)
-        if io is None or out.value is None or (out.line, out.column) not in answers:
-            continue
-        yield io, out.line, out.value
-
-
-def _ensemble_effect(
-    context: ModelContext, output: str, describe: Callable[[Consumer], str | None]
-) -> str:
-    """'; in ensemble E the next step M then fails every request: "<its message>"' for
-    the first ensemble step that reads `output` and refuses it (`describe` gives the
-    consumer's message, None when that consumer accepts the tensor)."""
-    for consumer in consumers(context, output):
-        said = describe(consumer)
-        if said is not None:
-            return (
-                f"; in ensemble '{consumer.ensemble}' the next step '{consumer.model}' then "
-                f"fails every request: \"in ensemble '{consumer.ensemble}', {said}\""
-            )
-    return ""
 
 
 @rule(
@@ -93,7 +62,7 @@ def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
     from pbtxt_lint.artifacts.python_numpy import SENT_AS
 
     for model in python_models(context):
-        for io, line, value in _answers(model):
+        for io, line, value in answers(model):
             if not isinstance(value, Arr) or value.dtype is None:
                 continue
             declared = type_name(io.data_type)
@@ -135,7 +104,7 @@ def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
                         f"model '{consumer.model}' expects '{wanted}'"
                     )
 
-                message += _ensemble_effect(context, io.name, refused)
+                message += ensemble_effect(context, io.name, refused)
                 hint = f"cast before sending: .astype(np.{_numpy_name(declared)})"
             yield Finding(message, file=model.artifact.opened, span=line_span(line), hint=hint)
 
@@ -221,7 +190,7 @@ def python_output_drops_batch(context: ModelContext) -> Iterator[Finding]:
     for model in python_models(context):
         if not model.batches:
             continue
-        for io, line, value in _answers(model):
+        for io, line, value in answers(model):
             expected = len(tensor_shape(io)) + 1
             if not isinstance(value, Arr) or not value.dropped or value.rank != expected - 1:
                 continue
@@ -244,7 +213,7 @@ def python_output_drops_batch(context: ModelContext) -> Iterator[Finding]:
                     f", got {got}"
                 )
 
-            effect += _ensemble_effect(context, io.name, misshaped)
+            effect += ensemble_effect(context, io.name, misshaped)
             yield Finding(
                 f'{model.shown} line {line} answers output "{io.name}" without the batch axis '
                 f"(removed by {value.dropped}) although the model batches (max_batch_size "
@@ -284,7 +253,7 @@ def python_output_rank(context: ModelContext) -> Iterator[Finding]:
     from pbtxt_lint.artifacts.python_flow import Arr
 
     for model in python_models(context):
-        for io, line, value in _answers(model):
+        for io, line, value in answers(model):
             expected = len(tensor_shape(io)) + model.batches
             if not isinstance(value, Arr) or value.rank is None or value.rank == expected:
                 continue
@@ -316,7 +285,7 @@ def python_output_rank(context: ModelContext) -> Iterator[Finding]:
                     ": answers do not have the shape the model metadata announces, so clients "
                     "that rely on it misread them"
                 )
-            effect = _ensemble_effect(
+            effect = ensemble_effect(
                 context,
                 io.name,
                 lambda c: f"unexpected shape for input '{c.input.name}' for model '{c.model}'",

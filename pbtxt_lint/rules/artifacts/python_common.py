@@ -6,7 +6,7 @@ shapes and ensemble consumers are described.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -56,6 +56,7 @@ class PythonModel:
                 len(shape) + batched,
                 math.prod(shape) if fixed else None,
                 batched,
+                tuple(shape),
             )
         outputs = {io.name: CONFIG_TO_NUMPY.get(type_name(io.data_type)) for io in config.output}
         return analyse_flow(self.signature.module, inputs, outputs)
@@ -151,3 +152,34 @@ def consumers(context: ModelContext, output: str) -> Iterator[Consumer]:
                             yield Consumer(
                                 config.name or folder.name, reader.model_name, io, batched
                             )
+
+
+def answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, object]]:
+    """(config output, line, abstract value) of each Tensor that reaches a response."""
+    flow = model.flow
+    if not flow.complete:
+        return
+    facts = model.signature.execute_facts
+    reaching = facts.response_tensors - facts.bls_tensors
+    outputs = {io.name: io for io in model.config.output}
+    for out in flow.outputs:
+        io = outputs.get(out.name)
+        if io is None or out.value is None or (out.line, out.column) not in reaching:
+            continue
+        yield io, out.line, out.value
+
+
+def ensemble_effect(
+    context: ModelContext, output: str, describe: Callable[[Consumer], str | None]
+) -> str:
+    """'; in ensemble E the next step M then fails every request: "<its message>"' for
+    the first ensemble step that reads `output` and refuses it (`describe` gives the
+    consumer's message, None when that consumer accepts the tensor)."""
+    for consumer in consumers(context, output):
+        said = describe(consumer)
+        if said is not None:
+            return (
+                f"; in ensemble '{consumer.ensemble}' the next step '{consumer.model}' then "
+                f"fails every request: \"in ensemble '{consumer.ensemble}', {said}\""
+            )
+    return ""
