@@ -413,6 +413,10 @@ def check_flow(flow: Flow) -> None:
             assert value.dtype is None or isinstance(value.dtype, str)
             assert value.rank is None or value.rank >= 0
             assert value.size is None or value.size > 0
+            assert value.dims is None or len(value.dims) == value.rank
+    for response in flow.responses:
+        assert response.line >= 1
+        assert response.sent is None or response.sent.must <= response.sent.may
     for reshape in flow.reshapes:
         assert reshape.item_size > 0 and all(d > 0 for d in reshape.shape)
 

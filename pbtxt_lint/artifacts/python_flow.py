@@ -17,6 +17,11 @@ with the batch axis in front when the model batches), follows assignments, branc
 to the module's own functions and methods (inlined, a few levels deep), and records
 the value given to each `pb_utils.Tensor` and each reshape of a batched array to a
 literal shape. It is bounded by `MAX_STEPS` evaluations and `MAX_DEPTH` inlined calls.
+
+Each array also carries the size of each axis (`python_sizes`: a constant, a size the
+request decides, or unknown), and each list the `pb_utils.Tensor`s it holds on every
+path and on some path, which each error-free `pb_utils.InferenceResponse` records: what
+PL657-PL659 compare with the config and the ensemble steps that read the outputs.
 """
 
 from __future__ import annotations
@@ -1194,7 +1199,7 @@ class _Interpreter:
             shown = _text(limit_node)
             if limit is not None and limit.constant is not None:
                 value = "" if shown == str(limit.constant) else f" = {limit.constant}"
-                why = f"the tokenizer pads to max_length={shown}{value} (line {line})"
+                why = f'padding="max_length" with max_length={shown}{value} (line {line})'
                 length = Size(limit.constant, (), why)
             else:
                 length = None  # the tokenizer's own model_max_length, or unknown

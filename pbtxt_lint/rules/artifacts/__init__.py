@@ -13,6 +13,8 @@ without a GPU, a framework or running user code. Topic modules:
 - `model_tensors`, `model_shapes`: PL640-PL643, names, input counts, data types and
   shapes of OpenVINO IRs, SavedModel signatures and deserialized TensorRT engines;
 - `openvino`: PL644-PL645; `savedmodel`: PL650-PL651;
+- `python_shapes`, `python_omitted`: PL657-PL659, the size of each axis model.py
+  answers with and the outputs some of its paths leave out;
 - `python_model`: PL660-PL665, model.py and its emulated `auto_complete_config`;
 - `python_sequence`: PL666, implicit state on the Python backend;
 - `python_requests`, `python_decoupled`, `python_arrays`, `python_bls` (sharing
@@ -41,6 +43,8 @@ MODULES: tuple[str, ...] = (
     "model_shapes",
     "openvino",
     "savedmodel",
+    "python_shapes",
+    "python_omitted",
     "python_model",
     "python_sequence",
     "python_arrays",

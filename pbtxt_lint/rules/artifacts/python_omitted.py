@@ -1,0 +1,129 @@
+"""PL659: a declared output that some paths of model.py's execute leave out of the
+response.
+
+The Python backend sends the tensors a response holds and never checks that a requested
+output is among them (python_backend `infer_response.cc` InferResponse::Send sends
+`OutputTensors()`; `PruneOutputTensors` only drops the ones not asked for). A client
+that asks for the output then gets HTTP 200 without it; in an ensemble, a step that
+reads it never gets its input, and an ensemble output is simply missing
+(`ensemble_scheduler.cc` CheckAndSetEnsembleOutput skips it; older releases failed with
+"unexpected deadlock, at least one output is not set while no more ensemble steps can
+be made"). Which tensors each `pb_utils.InferenceResponse` holds comes from the value
+flow of `execute` (`pbtxt_lint.artifacts.python_flow`): tensors with literal names in
+lists, followed through appends, branches and helper calls. Error responses
+(`InferenceResponse(error=...)`) carry no outputs by design and are not counted, nor are
+outputs added only when `request.requested_output_names()` asks for them, nor
+decoupled models (whose responses may each carry part of the answer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from pbtxt_lint.analysis.context import ModelContext, Scope
+from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.artifacts.python_common import consumers, line_span, python_models
+from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.triton.autofill import is_ensemble
+
+if TYPE_CHECKING:  # the flow loads with the first model.py
+    from pbtxt_lint.artifacts.python_flow import ResponseValue
+
+WARNING = Severity.WARNING
+
+
+@rule(
+    "PL659",
+    "python-output-omitted",
+    WARNING,
+    "model.py answers some requests without a declared output it sends on other paths.",
+    triton="missing required input(s) ['<name>']. Please provide all required input(s).",
+    scope=Scope.MODEL_FILES,
+)
+def python_output_omitted(context: ModelContext) -> Iterator[Finding]:
+    """A postprocessing step that appends CLASSES only `if len(keep):` answers an image
+    without detections with BOXES alone. Triton does not fill the gap: a client that
+    asks for CLASSES gets HTTP 200 without it (observed on tritonserver 2.51:
+    `"outputs":[]` when only CLASSES was asked for), an ensemble that returns it answers
+    without it, and an ensemble step that reads it fails the request (HTTP 400 `in
+    ensemble 'ens', expected 1 inputs but got 0 inputs for model 'consumer'. Got input(s)
+    [], but missing required input(s) ['C']. Please provide all required input(s).`).
+    Send the output on every path, empty when there is nothing to report (an array
+    with a 0-sized axis), or answer with an error response.
+
+    Bad:
+        outputs = [pb_utils.Tensor("BOXES", boxes)]
+        if len(keep):
+            outputs.append(pb_utils.Tensor("CLASSES", classes))
+    Good:
+        outputs = [pb_utils.Tensor("BOXES", boxes), pb_utils.Tensor("CLASSES", classes)]
+    """
+    for model in python_models(context):
+        flow = model.flow
+        if model.decoupled or not flow.complete:
+            continue
+        sites = [r for r in flow.responses if r.sent is not None]
+        sent = set().union(*(r.sent.may for r in sites if r.sent is not None))
+        for io in model.config.output:
+            if io.name not in sent or io.name in flow.guarded:
+                continue
+            lacking = [r for r in sites if _lacks(r, io.name)]
+            if not lacking:
+                continue
+            site = lacking[0]
+            assert site.sent is not None
+            made = sorted({o.line for o in flow.outputs if o.name == io.name})
+            tensor = f'pb_utils.Tensor("{io.name}", ...)' + (f" at line {made[0]}" if made else "")
+            if io.name in site.sent.may:
+                how = (
+                    f'answers without "{io.name}" on some paths: {tensor} joins the response '
+                    "only under a condition on the request's data"
+                )
+            else:
+                how = f'answers without "{io.name}", which the code sends on other paths ({tensor})'
+            yield Finding(
+                f"{model.shown} line {site.line} {how}. A request that takes that path and asks "
+                f'for "{io.name}" gets HTTP 200 without it' + _ensemble_effect(context, io.name),
+                file=model.artifact.opened,
+                span=line_span(site.line),
+                hint=f'send "{io.name}" on every path (an empty array when there is nothing '
+                "to report), or answer with pb_utils.InferenceResponse(error=...)",
+            )
+
+
+def _lacks(response: ResponseValue, name: str) -> bool:
+    """Whether a response leaves out `name` on some path the request's data decides:
+    not a response that is empty on purpose (`output_tensors=[]`, the answer to a
+    control request), nor one in a branch the same on every request."""
+    sent = response.sent
+    if sent is None or sent.unknown or response.fixed or name in sent.must:
+        return False
+    return bool(sent.may)
+
+
+def _ensemble_effect(context: ModelContext, output: str) -> str:
+    """What an ensemble that uses this model does without the output."""
+    for consumer in consumers(context, output):
+        if consumer.input.optional:
+            continue
+        return (
+            f"; in ensemble '{consumer.ensemble}' the step '{consumer.model}' that reads it "
+            f"then fails with HTTP 400 \"in ensemble '{consumer.ensemble}', ... inputs for "
+            f"model '{consumer.model}'. ... missing required input(s) "
+            f"['{consumer.input.name}']. Please provide all required input(s).\""
+        )
+    name = context.model.name
+    for folder in context.repository.models.values():
+        config = context.workspace.context(folder).effective
+        if config is None or not is_ensemble(config):
+            continue
+        returned = {io.name for io in config.output}
+        for step in config.ensemble_scheduling.step:
+            if step.model_name == name and step.output_map.get(output) in returned:
+                ensemble = config.name or folder.name
+                return (
+                    f"; ensemble '{ensemble}' then answers without its output "
+                    f"'{step.output_map[output]}' (HTTP 200)"
+                )
+    return ""
