@@ -357,7 +357,8 @@ class _Interpreter:
     returns: list[Value] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        imports = [n for n in ast.walk(self.tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+        nodes = list(ast.walk(self.tree))
+        imports = [n for n in nodes if isinstance(n, ast.Import | ast.ImportFrom)]
         self.aliases = Aliases.of(imports)
         self.cv2 = {
             alias.asname or alias.name
@@ -366,7 +367,7 @@ class _Interpreter:
             for alias in node.names
             if alias.name == "cv2"
         }
-        self.rebound = _rebound(self.tree)
+        self.rebound = _rebound(self.tree, nodes)
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -833,8 +834,8 @@ class _Interpreter:
             and ints[2] != 0
         ):
             literal = slice(*ints)
-        why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
         given = (index.lower is not None, index.upper is not None, index.step is not None)
+        why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})" if any(given) else ""
         return sz.sliced(size, values[0], values[1], values[2], given, why), literal
 
     def index_kind(self, part: ast.expr, env: dict[str, Value]) -> tuple[str | None, Value]:
@@ -928,7 +929,8 @@ class _Interpreter:
         line = getattr(node, "lineno", 0)
         symbol = _SYMBOLS.get(type(op), "?")
         left, right = _as_int(left), _as_int(right)
-        why = f"{_text(node)} (line {line})"
+        sized = any(isinstance(v, Py | Seq) and v.size is not None for v in (left, right))
+        why = f"{_text(node)} (line {line})" if sized else ""
         if isinstance(left, Py) and isinstance(right, Py):
             kinds = {left.kind, right.kind}
             if kinds & {"str", "bytes"}:
@@ -1092,7 +1094,8 @@ class _Interpreter:
 
     def builtin(self, name: str, node: ast.Call, args: list[Value]) -> Value:
         value = args[0] if args else None
-        why = f"{_text(node)} (line {node.lineno})"
+        sizes = name in ("float", "int", "range", "min", "max", "round", "abs")
+        why = f"{_text(node)} (line {node.lineno})" if sizes else ""
         if name in ("float", "int") and isinstance(value, Arr):
             request = value.source is not None and value.rank in (0, 1, None)
             size = sz.symbol(f"r:value@{node.lineno}:{node.col_offset}", why) if request else None
@@ -1751,39 +1754,45 @@ def _constant(value: object, line: int) -> Value:
     return None
 
 
-def _rebound(tree: ast.Module) -> frozenset[str]:
+def _rebound(tree: ast.Module, nodes: Sequence[ast.AST]) -> frozenset[str]:
     """Module names and `self.` attributes bound in more than one place (or declared
     `global` in a function): the value the flow follows first may not be the one
-    execute reads, so their sizes are not trusted. "self.*" when setattr(self, ...)
-    may bind any attribute."""
+    execute reads, so their sizes are not trusted. "self.*" when setattr(...) may bind
+    any attribute."""
     counts: dict[str, int] = {}
+
+    def count(name: str, times: int = 1) -> None:
+        counts[name] = counts.get(name, 0) + times
+
     stack: list[ast.AST] = list(tree.body)
     while stack:  # module level, without function and class bodies
         node = stack.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            counts[node.id] = counts.get(node.id, 0) + 1
+        if type(node) is ast.Name and isinstance(node.ctx, ast.Store):
+            count(node.id)
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
             stack.extend(ast.iter_child_nodes(node))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Global):
-            counts.update({name: 2 for name in node.names})
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            if _is_self(node.value):
-                counts[f"self.{node.attr}"] = counts.get(f"self.{node.attr}", 0) + 1
-        elif isinstance(node, ast.ClassDef) and node.name == "TritonPythonModel":
-            for statement in node.body:
-                targets = statement.targets if isinstance(statement, ast.Assign) else []
-                for target in targets:
-                    if isinstance(target, ast.Name):
-                        key = f"self.{target.id}"
-                        counts[key] = counts.get(key, 0) + 1
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "setattr"
-        ):
-            counts["self.*"] = 2
-    return frozenset(name for name, count in counts.items() if count > 1)
+    for node in nodes:
+        kind = type(node)
+        if kind is ast.Attribute:
+            assert isinstance(node, ast.Attribute)
+            if isinstance(node.ctx, ast.Store) and _is_self(node.value):
+                count(f"self.{node.attr}")
+        elif kind is ast.Global:
+            assert isinstance(node, ast.Global)
+            for name in node.names:
+                count(name, 2)
+        elif kind is ast.ClassDef:
+            assert isinstance(node, ast.ClassDef)
+            if node.name == "TritonPythonModel":
+                for statement in node.body:
+                    for target in statement.targets if isinstance(statement, ast.Assign) else []:
+                        if isinstance(target, ast.Name):
+                            count(f"self.{target.id}")
+        elif kind is ast.Call:
+            assert isinstance(node, ast.Call)
+            if isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                count("self.*", 2)
+    return frozenset(name for name, times in counts.items() if times > 1)
 
 
 def _named(target: ast.expr, node: ast.expr, value: Value) -> Value:

@@ -128,6 +128,13 @@ class Consumer:
 def consumers(context: ModelContext, output: str) -> Iterator[Consumer]:
     """The ensemble steps of this repository that take `output` of this model as input
     (through the ensemble tensor its step maps it to)."""
+    yield from context.shared(_consumers).get(output, ())
+
+
+def _consumers(context: ModelContext) -> dict[str, list[Consumer]]:
+    """Every output of this model that ensemble steps read, with those steps: one walk
+    of the repository per model, however many rules and outputs ask."""
+    found: dict[str, list[Consumer]] = {}
     name = context.model.name
     for folder in context.repository.models.values():
         other = context.workspace.context(folder)
@@ -135,23 +142,25 @@ def consumers(context: ModelContext, output: str) -> Iterator[Consumer]:
         if config is None or not is_ensemble(config):
             continue
         for step in config.ensemble_scheduling.step:
-            if step.model_name != name or output not in step.output_map:
+            if step.model_name != name:
                 continue
-            tensor = step.output_map[output]
-            for reader in config.ensemble_scheduling.step:
-                for key, value in reader.input_map.items():
-                    if value != tensor:
-                        continue
-                    target = context.workspace.model(reader.model_name)
-                    target_config = target.completed.config if target is not None else None
-                    if target_config is None:
-                        continue
-                    batched = target_config.max_batch_size > 0
-                    for io in target_config.input:
-                        if io.name == key:
-                            yield Consumer(
-                                config.name or folder.name, reader.model_name, io, batched
-                            )
+            for output, tensor in step.output_map.items():
+                for reader in config.ensemble_scheduling.step:
+                    for key, value in reader.input_map.items():
+                        if value != tensor:
+                            continue
+                        target = context.workspace.model(reader.model_name)
+                        target_config = target.completed.config if target is not None else None
+                        if target_config is None:
+                            continue
+                        batched = target_config.max_batch_size > 0
+                        for io in target_config.input:
+                            if io.name == key:
+                                consumer = Consumer(
+                                    config.name or folder.name, reader.model_name, io, batched
+                                )
+                                found.setdefault(output, []).append(consumer)
+    return found
 
 
 def answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, object]]:

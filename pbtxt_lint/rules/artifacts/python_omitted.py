@@ -50,7 +50,11 @@ def python_output_omitted(context: ModelContext) -> Iterator[Finding]:
     ensemble 'ens', expected 1 inputs but got 0 inputs for model 'consumer'. Got input(s)
     [], but missing required input(s) ['C']. Please provide all required input(s).`).
     Send the output on every path, empty when there is nothing to report (an array
-    with a 0-sized axis), or answer with an error response.
+    with a 0-sized axis), or answer with an error response. Left out by design, and
+    not reported: error responses, answers that are empty on purpose
+    (`output_tensors=[]`, as for a sequence's START request), outputs sent only when
+    an optional input is or when `request.requested_output_names()` asks for them,
+    branches on settings rather than on the request's data, and decoupled models.
 
     Bad:
         outputs = [pb_utils.Tensor("BOXES", boxes)]
