@@ -349,3 +349,17 @@ def test_responses_in_branches(tmp_path: Path) -> None:
         (23, boxes, boxes | {"IMAGE_OUT", "CLASSES"}, False, False),
     ]
     assert flow.guarded == {"IMAGE_OUT", "CLASSES"}
+
+
+def test_hostile_sizes_stay_bounded(tmp_path: Path) -> None:
+    growth = "".join("n = n * n + len(words)\n" for _ in range(400))
+    body = (
+        'text = pb_utils.get_input_tensor_by_name(request, "TEXT").as_numpy()[0][0]\n'
+        "words = text.decode().split()\n"
+        "n = len(words)\n" + growth + 'pb_utils.Tensor("grown", np.zeros((n, 10**50, '
+        'float("inf"), 2**39 * 2**39)))\n'
+        'pb_utils.Tensor("sliced", np.ones(2**39)[:: 2**38][-(2**30) :])\n'
+    )
+    found = shapes(flow_of(tmp_path, body, {"TEXT": TEXT}))
+    assert found["grown"][0] == "R" and found["grown"][1:] == [None, None, None]
+    assert found["sliced"] == [2]
