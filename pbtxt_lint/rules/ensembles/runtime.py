@@ -13,7 +13,8 @@ producer's model file cannot fix the size behind a -1 of a model that loads (ONN
 Runtime, TensorRT, TensorFlow and OpenVINO refuse a -1 where their model's dim is
 fixed), but it can name the varying axis.
 
-Python producers are left to the model.py rules, which read what the code returns.
+Python producers are left to the model.py rules, which read what the code returns
+(PL657, PL658: the size the code gives each axis, a constant or one the request decides).
 
 A step with sequence batching makes every ensemble request a sequence request
 (`Sequencer::SetupSequenceRequest` in src/sequence_batch_scheduler/sequence_utils.h).
@@ -131,7 +132,7 @@ def _verdict(graph: EnsembleGraph, edge: Edge) -> Verdict | None:
     decides the size; None when every -1 is known to fit."""
     backend = _producer_backend(edge)
     if backend in (None, "", "python"):
-        return None  # unknown, a nested ensemble, or model.py (the Python rules read it)
+        return None  # unknown, a nested ensemble, or model.py (PL657 and PL658 read it)
     step, consumer = edge.producer_step, edge.consumer_step
     batching = edge.producer.type is not None and edge.producer.type.batching
     consumer_batching = edge.consumer.type is not None and edge.consumer.type.batching
