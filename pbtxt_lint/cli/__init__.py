@@ -6,7 +6,10 @@ To add a command, add one entry to COMMANDS: name -> "module:function".
 
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
+import os
 import sys
 
 import click
@@ -52,7 +55,33 @@ def cli() -> None:
 
 def main() -> None:
     """Console-script entry point: click's own usage errors exit with 2."""
+    # A run allocates mostly objects that live until it ends (modules, rules, the
+    # schema); at the default thresholds the collector walks them some 50 times, 10 ms
+    # of a one-config run. Young cycles are still collected, in larger batches.
+    gc.set_threshold(50_000, 50, 50)
     try:
         cli.main(prog_name="pbtxt-lint")
     except KeyboardInterrupt:
-        sys.exit(130)
+        _exit(130)
+    except SystemExit as stop:
+        _exit(stop.code)
+
+
+def _exit(code: object) -> None:
+    """End the process without tearing down every module and object one by one.
+
+    That teardown (freeing the protobuf descriptors, the rules, the parsed trees)
+    costs about 20 ms, a sixth of a one-config run, and does nothing a finished run
+    needs; mypy ends the same way. Exit handlers still run and the streams are
+    flushed first, so nothing written is lost.
+    """
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`) or a closed stream
+            pass
+    os._exit(code or 0)

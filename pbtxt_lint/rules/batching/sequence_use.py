@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.artifacts import ArtifactState
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.base import Finding, Stage, rule
@@ -42,6 +41,8 @@ def _follows_sequences(context: ModelContext, config: ModelConfig) -> bool | Non
     """Whether model.py asks requests for sequence information, or reads tensors the
     config does not declare (control tensors it forgot: PL663's concern); None when
     model.py was not read."""
+    from pbtxt_lint.analysis.artifacts import ArtifactState  # only models with files
+
     artifact = context.artifacts.version()
     if artifact is None or artifact.state is not ArtifactState.PRESENT:
         return None

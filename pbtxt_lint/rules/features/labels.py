@@ -17,7 +17,6 @@ from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.common import type_name
 from pbtxt_lint.rules.features.common import version_holding
-from pbtxt_lint.rules.features.label_contents import detection_axis, label_files
 from pbtxt_lint.schema import DataType
 
 ERROR, INFO = Severity.ERROR, Severity.INFO
@@ -169,6 +168,9 @@ def label_file_not_classification(context: ModelContext) -> Iterator[Finding]:
     config = context.effective
     if config is None:
         return
+    # Deferred for start-up time: only a run that reads label files needs them.
+    from pbtxt_lint.rules.features.label_contents import detection_axis, label_files
+
     detectors = (
         {f.index for f in label_files(context) if detection_axis(f.output, f.count)}
         if Scope.FILES in context.scopes
