@@ -7,6 +7,7 @@ To add a command, add one entry to COMMANDS: name -> "module:function".
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import importlib
 import os
@@ -80,8 +81,6 @@ def _exit(code: object) -> None:
         code = 1
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`| head`)
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe (`| head`) or a closed stream
-            pass
     os._exit(code or 0)
