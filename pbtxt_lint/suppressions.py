@@ -21,14 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbtxt_lint.diagnostics import Diagnostic, Edit, Fix, Span
-from pbtxt_lint.textproto.tokenizer import Token, TokenKind
+from pbtxt_lint.textproto.directives import DIRECTIVE, DISABLE, DISABLE_FILE, Lines
+from pbtxt_lint.textproto.tokenizer import Token
 from pbtxt_lint.textproto.tree import Document
 
-DISABLE, DISABLE_FILE = "disable", "disable-file"
-_DIRECTIVE = re.compile(
-    r"#\s*pbtxt-lint\s*:\s*(?P<action>[\w-]*)"
-    r"(?:\s*=\s*(?P<codes>[\w-]+(?:[ \t]*,[ \t]*[\w-]+)*))?"
-)
 _CODE = re.compile(r"[\w-]+")
 
 
@@ -154,10 +150,9 @@ def parse(
     """Read every `# pbtxt-lint:` comment of a parsed file. `resolve` maps a code or
     rule name to its code (None if it names no rule)."""
     found = Suppressions(path, text)
-    code_lines = {t.line for t in document.tokens if t.kind is not TokenKind.EOF}
-    comment_lines = {t.line for t in document.comments}
+    lines = Lines(document)
     for comment in document.comments:
-        match = _DIRECTIVE.match(comment.text)
+        match = DIRECTIVE.match(comment.text)
         if match is None:
             continue
         action = match.group("action")
@@ -181,12 +176,8 @@ def parse(
                 )
             )
             continue
-        alone = comment.line not in code_lines
-        line = None
-        if action == DISABLE:
-            line = (
-                _next_code_line(comment.line, code_lines, comment_lines) if alone else comment.line
-            )
+        alone = lines.is_alone(comment)
+        line = lines.target(comment) if action == DISABLE else None
         directive = Directive(
             comment,
             action,
@@ -209,12 +200,3 @@ def _code_refs(
         column = comment.column + offset + item.start()
         span = Span(comment.line, column, comment.line, column + len(item.group()))
         yield CodeRef(item.group(), resolve(item.group()), span)
-
-
-def _next_code_line(line: int, code_lines: set[int], comment_lines: set[int]) -> int:
-    """The line a directive alone on `line` applies to: the next one with config on it,
-    skipping lines that hold only comments (stacked directives, explanations)."""
-    candidate = line + 1
-    while candidate not in code_lines and candidate in comment_lines:
-        candidate += 1
-    return candidate

@@ -12,6 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from pbtxt_strategies import configs
 
 from pbtxt_lint.cli import cli
+from pbtxt_lint.linter import lint
+from pbtxt_lint.settings import Settings
 from pbtxt_lint.textproto.format import FormatError, format_config, format_text
 from pbtxt_lint.textproto.parse import parse_config
 
@@ -284,3 +286,43 @@ def test_the_example_in_the_module_documentation_is_canonical() -> None:
     assert module.__doc__ is not None
     example = module.__doc__.split("```")[1].lstrip("\n")
     assert format_text(example) == example
+
+
+SUPPRESSED = {
+    "trailing, on a one-line list": """\
+name: "m"
+backend: "onnxruntime"
+max_batch_size: 8
+input [ { name: "x" data_type: TYPE_FP32 dims: [ 3 ] }, { name: "x" dims: [ 3 ] } ]  \
+# pbtxt-lint: disable=PL218
+output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+""",
+    "alone before a one-line block among its siblings": """\
+name: "m"
+backend: "onnxruntime"
+max_batch_size: 8
+input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] }
+# pbtxt-lint: disable=PL204
+# (a placeholder the exporter writes)
+output { name: "y", data_type: TYPE_FP32, dims: [ 0 ] }
+output { name: "z" data_type: TYPE_FP32 dims: [ 4 ] }
+""",
+}
+
+
+@pytest.mark.parametrize("text", SUPPRESSED.values(), ids=SUPPRESSED.keys())
+def test_formatting_keeps_what_suppression_comments_silence(tmp_path: Path, text: str) -> None:
+    """A one-line block that a suppression covers stays on its line: laid out over
+    several lines, its findings would move to lines the comment does not cover."""
+
+    def findings(config: str) -> list[tuple[str, str]]:
+        (tmp_path / "m").mkdir(exist_ok=True)
+        (tmp_path / "m" / "config.pbtxt").write_text(config)
+        result = lint([tmp_path / "m" / "config.pbtxt"], Settings(config_only=True))
+        return sorted((d.code, d.message) for d in result.diagnostics)
+
+    formatted = format_text(text)
+    assert format_text(formatted) == formatted
+    before = findings(text)
+    assert not any(code == "PL015" for code, _ in before)  # every suppression silences
+    assert findings(formatted) == before

@@ -32,7 +32,10 @@ parameters {
   columns and carries no comments, else one element per line;
 - comments stay attached: a comment on its own line goes before the field that
   follows it, a comment after a value stays at the end of that value's line; blank
-  lines between fields are kept (at most one).
+  lines between fields are kept (at most one);
+- a block or list written on one line that a `# pbtxt-lint: disable=...` comment
+  silences stays on that line as written: spread over several lines, its findings
+  would move to lines the comment does not cover.
 
 Field order, values and their spelling (quotes, hex numbers, `True`) are left as
 written: the formatter changes layout only. It refuses files that do not parse, and
@@ -48,6 +51,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from pbtxt_lint.schema import MODEL_CONFIG_DESCRIPTOR
 from pbtxt_lint.textproto.binder import is_map, is_repeated, message_type
+from pbtxt_lint.textproto.directives import silenced_lines
 from pbtxt_lint.textproto.parse import ParsedConfig, parse_config
 from pbtxt_lint.textproto.tokenizer import Token, TokenKind
 from pbtxt_lint.textproto.tree import Block, Document, Field, ListValue, Scalar
@@ -128,6 +132,10 @@ def _comments(document: Document) -> list[str]:
     return [comment.text.rstrip() for comment in document.comments]
 
 
+def _fields_of(value: Scalar | Block) -> list[Field]:
+    return value.fields if isinstance(value, Block) else []
+
+
 def _is_separator(token: Token) -> bool:
     return token.kind is TokenKind.SYMBOL and token.text in (",", ";")
 
@@ -145,6 +153,7 @@ class _Printer:
         self.last_line = 0  # source line of the last token or comment emitted
         self.trailing_line = 0  # line of a trailing comment taken for the next line
         self.after_opener = False
+        self.silenced = silenced_lines(document)
 
     def render(self) -> str:
         self.fields(self.document.fields, MODEL_CONFIG_DESCRIPTOR, 0)
@@ -226,8 +235,16 @@ class _Printer:
             fd = descriptor.fields_by_name[node.name.text]
             group = [node]
             index += 1
+            if self.as_written(node, fd):
+                self.leading(node.name.start, depth)
+                self.verbatim(node, depth)
+                continue
             if is_repeated(fd) and not is_map(fd):
-                while index < len(fields) and fields[index].name.text == node.name.text:
+                while (
+                    index < len(fields)
+                    and fields[index].name.text == node.name.text
+                    and not self.as_written(fields[index], fd)
+                ):
                     group.append(fields[index])
                     index += 1
             if fd.cpp_type != FieldDescriptor.CPPTYPE_MESSAGE:
@@ -244,6 +261,24 @@ class _Printer:
                 assert isinstance(value, Block)
                 self.leading(value.open.start, depth)
                 self.block(f"{fd.name} ", value, message_type(fd), depth, node.last, blank=True)
+
+    def as_written(self, node: Field, fd: FieldDescriptor) -> bool:
+        """A non-empty block or list of messages, on one line that a suppression
+        comment silences: laid out over several lines, its findings would escape it."""
+        value = node.value
+        return (
+            fd.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE
+            and value is not None
+            and node.name.line == value.last.line
+            and node.name.line in self.silenced
+            and bool(value.items if isinstance(value, ListValue) else _fields_of(value))
+        )
+
+    def verbatim(self, node: Field, depth: int) -> None:
+        assert node.value is not None
+        text = self.source[node.name.start : node.value.last.end]
+        line = node.name.line
+        self.emit(depth, text + self.trailing(node.last), line, line, blank=True)
 
     def block(
         self,
