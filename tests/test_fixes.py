@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import shutil
 import stat
 from collections import Counter
@@ -14,6 +16,7 @@ from fixture_cases import Case, all_cases
 from pbtxt_lint.diagnostics import Diagnostic, Edit, Fix, Severity
 from pbtxt_lint.fixes import FixOutcome, apply_edits, apply_fixes, write_atomically
 from pbtxt_lint.linter import lint
+from pbtxt_lint.rules.index import INDEX as RULES
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.textproto.parse import parse_config
 
@@ -54,6 +57,25 @@ def fixed_keys(diagnostics: list[Diagnostic]) -> Counter[tuple[Path, str, int]]:
 def test_there_are_fixable_fixtures() -> None:
     codes = {case.code for case in FIXABLE}
     assert {"PL002", "PL003", "PL004", "PL005", "PL010"} <= codes
+
+
+def test_every_rule_that_builds_a_fix_offers_it_on_a_fixture() -> None:
+    """A fix that no fixture sees may never fire (PL103's did not: it looked for the
+    value under the wrong node)."""
+    offered = {
+        d.code
+        for case in FIXABLE
+        for d in lint([case.path], settings_for(case)).diagnostics
+        if d.fix is not None
+    }
+    builders = {
+        row.code
+        for row in RULES
+        if re.search(r"\bFix\(", inspect.getsource(inspect.getmodule(row.load().check) or ""))
+        and re.search(r"\bfix=", inspect.getsource(row.load().check))
+    }
+    assert builders, "no rule builds a fix: the search above is broken"
+    assert sorted(builders - offered) == []
 
 
 @pytest.mark.parametrize("case", FIXABLE, ids=[c.id for c in FIXABLE])

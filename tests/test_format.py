@@ -307,6 +307,17 @@ input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] }
 output { name: "y", data_type: TYPE_FP32, dims: [ 0 ] }
 output { name: "z" data_type: TYPE_FP32 dims: [ 4 ] }
 """,
+    "alone before one element of a list": """\
+name: "m"
+backend: "python"
+input [ { name: "IN" data_type: TYPE_FP32 dims: [ 4 ] } ]
+output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 4 ] } ]
+parameters [
+  { key: "mode" value: { string_value: "a" } },
+  # pbtxt-lint: disable=PL011
+  { key: "mode" value: { string_value: "b" } }
+]
+""",
 }
 
 

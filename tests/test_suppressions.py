@@ -131,12 +131,14 @@ def test_fix_removes_unused_suppressions(tmp_path: Path, before: str, after: str
 
 
 def test_fix_reports_what_remains(tmp_path: Path) -> None:
-    config = make_model(tmp_path, "m", 'name: "x"  # pbtxt-lint: disable=PL108\n' + BODY)
+    head, _, _ = BODY.rpartition("output")
+    unfixable = head + 'output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 0 ] } ]\n'  # PL204
+    config = make_model(tmp_path, "m", 'name: "m"  # pbtxt-lint: disable=PL108\n' + unfixable)
     result = CliRunner().invoke(cli, ["check", str(tmp_path), "--fix", "--format", "json"])
     assert result.exit_code == 1
     remaining = [d["code"] for d in json.loads(result.stdout)["diagnostics"]]
-    assert remaining == ["PL103"]
-    assert (config / "config.pbtxt").read_text().startswith('name: "x"\n')
+    assert remaining == ["PL204"]
+    assert (config / "config.pbtxt").read_text().startswith('name: "m"\n')
 
 
 def test_unsafe_fixes_need_the_opt_in(tmp_path: Path) -> None:

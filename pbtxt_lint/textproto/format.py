@@ -154,6 +154,9 @@ class _Printer:
         self.trailing_line = 0  # line of a trailing comment taken for the next line
         self.after_opener = False
         self.silenced = silenced_lines(document)
+        self.line_starts: dict[int, int] = {}  # line -> offset of its first token
+        for token in document.tokens:
+            self.line_starts.setdefault(token.line, token.start)
 
     def render(self) -> str:
         self.fields(self.document.fields, MODEL_CONFIG_DESCRIPTOR, 0)
@@ -262,16 +265,21 @@ class _Printer:
                 self.leading(value.open.start, depth)
                 self.block(f"{fd.name} ", value, message_type(fd), depth, node.last, blank=True)
 
+    def kept_line(self, first: Token, last: Token) -> bool:
+        """Does [first, last] fill a line that a suppression comment silences (from its
+        first token, and on that line only)? Laid out over several lines, the findings
+        on it would escape the comment, so it is written as it is."""
+        line = first.line
+        return line == last.line and line in self.silenced and self.line_starts[line] == first.start
+
     def as_written(self, node: Field, fd: FieldDescriptor) -> bool:
-        """A non-empty block or list of messages, on one line that a suppression
-        comment silences: laid out over several lines, its findings would escape it."""
+        """A non-empty block or list of messages on a kept line."""
         value = node.value
         return (
             fd.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE
             and value is not None
-            and node.name.line == value.last.line
-            and node.name.line in self.silenced
             and bool(value.items if isinstance(value, ListValue) else _fields_of(value))
+            and self.kept_line(node.name, value.last)
         )
 
     def verbatim(self, node: Field, depth: int) -> None:
@@ -279,6 +287,26 @@ class _Printer:
         text = self.source[node.name.start : node.value.last.end]
         line = node.name.line
         self.emit(depth, text + self.trailing(node.last), line, line, blank=True)
+
+    def item(
+        self,
+        prefix: str,
+        block: Block,
+        descriptor: Descriptor,
+        depth: int,
+        last: Token,
+        *,
+        suffix: str = "",
+        blank: bool = False,
+    ) -> None:
+        """One element of a list of messages (`prefix` names a map entry's field)."""
+        close = block.close
+        if close is not None and block.fields and self.kept_line(block.open, close):
+            text = prefix + self.source[block.open.start : close.end] + suffix
+            comment = self.trailing_after(close, last)
+            self.emit(depth, text + comment, close.line, close.line, blank=blank)
+            return
+        self.block(prefix, block, descriptor, depth, last, suffix=suffix, blank=blank)
 
     def block(
         self,
@@ -327,7 +355,7 @@ class _Printer:
             assert isinstance(item, Block)
             self.leading(item.open.start, depth)
             last = node.last if position == len(items) - 1 else item.last
-            self.block(f"{name} ", item, entry, depth, last, blank=True)
+            self.item(f"{name} ", item, entry, depth, last, blank=True)
         if isinstance(value, ListValue) and value.close is not None:
             self.leading(value.close.start, depth)
 
@@ -355,7 +383,7 @@ class _Printer:
             closes = is_last_of_field and not (node is final and isinstance(node.value, ListValue))
             last = node.last if closes else item.last
             comma = "," if position < len(items) - 1 else ""
-            self.block("", item, element, depth + 1, last, suffix=comma)
+            self.item("", item, element, depth + 1, last, suffix=comma)
             if is_last_of_field and isinstance(node.value, ListValue) and node.value.close:
                 self.leading(node.value.close.start, depth + 1, blank=False)
         self.close_list(depth, final)

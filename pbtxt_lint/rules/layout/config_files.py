@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Edit, Fix, Severity
 from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.textproto.tree import Field
+from pbtxt_lint.textproto.tree import Scalar
 from pbtxt_lint.triton.backends import BACKENDS
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -110,14 +110,12 @@ def name_mismatch(context: ModelContext) -> Iterator[Finding]:
         return
     located = context.parsed.source_map.get(("name",)) if context.parsed else None
     fix = None
-    if located is not None:
-        node_span = located.node
-        if isinstance(node_span, Field) and node_span.value is not None:
-            value = node_span.value
-            fix = Fix(
-                f'set name to "{context.model.name}"',
-                (Edit(value.first.start, value.last.end, f'"{context.model.name}"'),),
-            )
+    if located is not None and isinstance(located.value_node, Scalar):
+        value = located.value_node
+        fix = Fix(
+            f'set name to "{context.model.name}"',
+            (Edit(value.first.start, value.last.end, f'"{context.model.name}"'),),
+        )
     yield Finding(
         f"name \"{config.name}\" does not match the folder name '{context.model.name}'; "
         "Triton requires them to be equal and does not load the model",
