@@ -15,6 +15,7 @@ datatype and shape against the config (`-1` in the config matches any size).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -679,6 +680,8 @@ class RequestChecker:
                 'add "sequence_start": true to the parameters of the first request',
                 Severity.WARNING,
             )
+        elif sequence_id is not None:
+            self.check_correlation_id_type(sequence_id.value)
         if batch is not None and batch > 1:
             self.report(
                 "sequence-batch",
@@ -688,6 +691,69 @@ class RequestChecker:
                 "requirements of sequence batcher",
                 "send batch size 1 (the first dimension of every input)",
             )
+
+    def check_correlation_id_type(self, sequence_id: JsonValue) -> None:
+        """A string ID for a numeric CORRID control, or a number for a TYPE_STRING one.
+
+        Since 25.01 the core refuses it (`InferenceRequest::ValidateCorrelationId`,
+        infer_request.cc). Before, `SequenceBatch::SetControlTensors` copied the ID's
+        bytes into the control tensor regardless: a string ID in an 8-byte UINT64
+        becomes its 4-byte length and first 4 characters (checked with 2.51), in a
+        4-byte INT32 its length alone, so different sequences reach the model as one.
+        """
+        corrid = _corrid_control(self.config)
+        if corrid is None:
+            return
+        tensor, data_type = corrid
+        value = sequence_id.value
+        numeric_control = data_type != "TYPE_STRING"
+        if isinstance(value, str) and numeric_control:
+            sent, bytes_kept = "BYTES", 8 if data_type.endswith("64") else 4
+            seen = (
+                "the ID's length and its first 4 characters"
+                if bytes_kept == 8
+                else "the ID's length alone"
+            )
+            before = (
+                f"releases before 25.01 accept it and hand the model {seen} as '{tensor}', "
+                "so sequences whose IDs share them are mixed (wrong answers, no error)"
+            )
+            hint = (
+                "send integer sequence IDs, or declare the CORRID control with "
+                "data_type: TYPE_STRING if the model can take string IDs"
+            )
+        elif isinstance(value, int) and not isinstance(value, bool) and not numeric_control:
+            sent = "UINT64"
+            before = (
+                f"releases before 25.01 accept it and fill '{tensor}' with the number's "
+                "raw bytes and memory past them, not its digits"
+            )
+            hint = (
+                f'send the ID as a string ("{value}"), or declare the control with an integer type'
+            )
+        else:
+            return
+        expected = protocol_from_config_type(data_type) or data_type
+        self.report(
+            "correlation-id-type",
+            f"sequence_id {json.dumps(value)} is {'a string' if sent == 'BYTES' else 'a number'} "
+            f"but the CORRID control '{tensor}' of model '{self.model}' is {data_type}: "
+            f"Triton 25.01 and later refuse the request; {before}",
+            sequence_id,
+            f"sequence batching control '{tensor}' data-type is '{sent}', but model "
+            f"'{self.model}' expects '{expected}'",
+            hint,
+        )
+
+
+def _corrid_control(config: ModelConfig) -> tuple[str, str] | None:
+    """The CORRID control tensor's name and data type name, if the model has one."""
+    for control_input in config.sequence_batching.control_input:
+        for control in control_input.control:
+            if control.kind == control.CONTROL_SEQUENCE_CORRID:
+                value = DATA_TYPE_DESCRIPTOR.values_by_number.get(control.data_type)
+                return control_input.name, value.name if value else "TYPE_INVALID"
+    return None
 
 
 def check_request(config: ModelConfig, model_name: str, text: str) -> list[RequestProblem]:

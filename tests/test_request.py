@@ -385,3 +385,50 @@ def test_a_config_triton_cannot_complete_is_used_as_written(tmp_path: Path) -> N
     request.write_text("{")
     code, out, _ = invoke("request", str(model), str(request))
     assert code == 1 and "failed to parse the request JSON buffer" in out
+
+
+@pytest.mark.parametrize(
+    ("corrid_type", "sequence_id", "sent", "expected", "model_sees"),
+    [
+        ("TYPE_UINT64", "session-0001", "BYTES", "UINT64", "its first 4 characters"),
+        ("TYPE_INT32", "session-0001", "BYTES", "INT32", "the ID's length alone"),
+        ("TYPE_STRING", 42, "UINT64", "BYTES", "raw bytes"),
+    ],
+)
+def test_a_correlation_id_of_the_other_kind_than_the_corrid_control(
+    corrid_type: str, sequence_id: Any, sent: str, expected: str, model_sees: str
+) -> None:
+    """Refused since 25.01 (infer_request.cc); earlier releases mix sequences."""
+    model = config(
+        'name: "chat" max_batch_size: 4 input [ { name: "x" data_type: TYPE_INT32 dims: [ 1 ] } ] '
+        'sequence_batching { control_input [ { name: "CORRID" control [ { kind: '
+        f"CONTROL_SEQUENCE_CORRID data_type: {corrid_type} }} ] }} ] }}"
+    )
+    body: dict[str, Any] = {
+        "inputs": [tensor("x", [1, 1], "INT32")],
+        "parameters": {"sequence_id": sequence_id, "sequence_start": True},
+    }
+    [problem] = check(body, model)
+    assert problem.code == "correlation-id-type" and problem.severity is Severity.ERROR
+    assert problem.triton == (
+        f"sequence batching control 'CORRID' data-type is '{sent}', but model 'chat' "
+        f"expects '{expected}'"
+    )
+    assert model_sees in problem.message and "25.01" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("corrid_type", "sequence_id"),
+    [("TYPE_UINT64", 7), ("TYPE_INT32", 7), ("TYPE_STRING", "session-0001")],
+)
+def test_a_correlation_id_of_the_control_s_kind_is_fine(corrid_type: str, sequence_id: Any) -> None:
+    model = config(
+        'name: "chat" max_batch_size: 4 input [ { name: "x" data_type: TYPE_INT32 dims: [ 1 ] } ] '
+        'sequence_batching { control_input [ { name: "CORRID" control [ { kind: '
+        f"CONTROL_SEQUENCE_CORRID data_type: {corrid_type} }} ] }} ] }}"
+    )
+    body = {
+        "inputs": [tensor("x", [1, 1], "INT32")],
+        "parameters": {"sequence_id": sequence_id, "sequence_start": True},
+    }
+    assert check(body, model) == []
