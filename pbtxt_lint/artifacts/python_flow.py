@@ -1543,16 +1543,15 @@ class _Interpreter:
             )
         if name in _REDUCE_SAME and array is not None:
             return self.reduce(array, array.dtype, array.why, node, first_arg=1)
-        if name in _REDUCE_MEAN and array is not None:
-            dtype = npt.mean_dtype(array.dtype)
-            why = (
-                array.why
-                if dtype == array.dtype
-                else f"{label} of {array.dtype} is {dtype} (line {line})"
-            )
-            return self.reduce(array, dtype, why, node, first_arg=1)
-        if name in _REDUCE_SUM and array is not None:
-            dtype = npt.sum_dtype(array.dtype)
+        promote = (
+            npt.mean_dtype
+            if name in _REDUCE_MEAN
+            else npt.sum_dtype
+            if name in _REDUCE_SUM
+            else None
+        )
+        if promote is not None and array is not None:
+            dtype = promote(array.dtype)
             why = (
                 array.why
                 if dtype == array.dtype
