@@ -196,6 +196,7 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL674', 'torchscript-string-argument', W, 'A TYPE_STRING input bound to a Tensor argument, or a List[str] argument fed numbers.', Stage.INFERENCE, False, False, Scope.MODEL_FILES, 'artifacts.torchscript'),
     RuleInfo('PL675', 'torchscript-output-index', W, 'A config output whose index is past the values forward() returns: every request fails.', Stage.INFERENCE, False, False, Scope.MODEL_FILES, 'artifacts.torchscript'),
     RuleInfo('PL676', 'torchscript-output-type', W, "A config output data_type that differs from the type forward()'s code casts its result to: every request fails.", Stage.INFERENCE, False, False, Scope.MODEL_FILES, 'artifacts.torchscript_types'),
+    RuleInfo('PL677', 'python-request-without-response', W, "A path through execute's loop over the requests that appends no response.", Stage.NEVER, True, False, Scope.MODEL_FILES, 'artifacts.python_requests'),
     RuleInfo('PL680', 'python-env-unreadable', E, 'An EXECUTION_ENV_PATH archive that is not a gzip or plain tar, or is empty or corrupt.', Stage.LOAD, True, False, Scope.FILES, 'artifacts.python_env'),
     RuleInfo('PL681', 'python-env-entry-escapes', E, 'An environment archive entry that would be written outside the extraction folder.', Stage.LOAD, True, False, Scope.FILES, 'artifacts.python_env'),
     RuleInfo('PL682', 'python-env-activate-missing', E, 'An execution environment without bin/activate at its root.', Stage.LOAD, True, False, Scope.FILES, 'artifacts.python_env'),

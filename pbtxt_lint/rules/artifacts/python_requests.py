@@ -1,4 +1,4 @@
-"""PL668, PL669, PL694: what execute returns for the requests it gets.
+"""PL668, PL669, PL677, PL694: what execute returns for the requests it gets.
 
 The stub hands `execute` every request of a batch and, for a model that is not
 decoupled, requires a list with exactly one response per request (python_backend
@@ -79,6 +79,54 @@ def python_one_response_for_many(context: ModelContext) -> Iterator[Finding]:
             file=model.artifact.opened,
             span=line_span(fixed[0].line),
             hint="loop over requests and return one InferenceResponse per request, in order",
+        )
+
+
+@rule(
+    "PL677",
+    "python-request-without-response",
+    WARNING,
+    "A path through execute's loop over the requests that appends no response.",
+    triton="Number of InferenceResponse objects do not match the number of InferenceRequest "
+    "objects. InferenceRequest(s) size is:1, and InferenceResponse(s) size is:0",
+    scope=Scope.MODEL_FILES,
+)
+def python_request_without_response(context: ModelContext) -> Iterator[Finding]:
+    """execute must return one response per request. When the loop over the requests
+    appends its response only on some paths (an `if` without an `else`, a `continue`
+    before the append), a request that takes the other path leaves the list short, and
+    the stub fails the whole execution: that request, and every request batched with
+    it, gets HTTP 500 (observed on tritonserver 2.51). Nothing to return is still an
+    answer: an empty output, or an error response that fails only that request.
+
+    Bad:
+        for request in requests:
+            boxes = detect(request)
+            if len(boxes):
+                responses.append(pb_utils.InferenceResponse([to_tensor(boxes)]))
+        return responses
+    Good:
+        for request in requests:
+            boxes = detect(request)  # an empty [0, 4] array when nothing is found
+            responses.append(pb_utils.InferenceResponse([to_tensor(boxes)]))
+        return responses
+    """
+    for model in python_models(context):
+        gap = model.signature.execute_facts.response_gap
+        if gap is None or model.decoupled:
+            continue
+        yield Finding(
+            f"{model.shown}: {gap.how}, the request gets no response in "
+            f"'{gap.responses}' (appended at line {gap.append_line}), so execute returns "
+            "fewer responses than requests: that request and every request batched with it "
+            'fail with HTTP 500 "Number of InferenceResponse objects do not match the number '
+            "of InferenceRequest objects. InferenceRequest(s) size is:1, and "
+            'InferenceResponse(s) size is:0"',
+            file=model.artifact.opened,
+            span=line_span(gap.line),
+            hint="append a response on that path too: an empty output, or "
+            'pb_utils.InferenceResponse(error=pb_utils.TritonError("...")) to fail only '
+            "that request",
         )
 
 

@@ -1,0 +1,255 @@
+"""Does `execute` answer every request? A path that leaves the responses list short.
+
+The stub requires a model that is not decoupled to return exactly one response per
+request (python_backend `pb_stub.cc` ProcessReturnedResponses: "Number of
+InferenceResponse objects do not match the number of InferenceRequest objects"), or
+the whole execution fails. The usual shape is a list filled in a loop over the
+requests and returned at the end; a path through the loop body that goes on to the
+next request without appending (an `if` without an `else`, a `continue`, a `break`)
+leaves the list short whenever a request takes it.
+
+Only that shape is judged, and only when it is unambiguous: one list, created empty
+in execute, appended to only in that loop (not in a nested loop), used for nothing
+else, and the only value execute returns. Exception handlers count as answering (a
+request that raises fails either way), so only the normal flow is judged.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+_State = tuple[int, str]
+_APPENDED: _State = (0, "")
+"""The state of a path that has appended its response; any other state says why the
+path has not: the line of the branch it took, and a text naming it."""
+
+
+@dataclass(frozen=True)
+class ResponseGap:
+    """A path through the loop over the requests that appends no response."""
+
+    responses: str
+    """The name of the list execute returns."""
+    loop_line: int
+    append_line: int
+    """The first append to the list."""
+    line: int
+    """Where the path leaves without appending: the `if`, `continue`, `break` or `return`."""
+    how: str
+    """Which path: "when the test at line 12 is false", "at the continue on line 14"."""
+
+
+class _Unclear(Exception):
+    """The code is not of the judged shape: say nothing."""
+
+
+def response_gap(execute: ast.FunctionDef | ast.AsyncFunctionDef) -> ResponseGap | None:
+    """The first path (in source order) on which execute's loop over its requests
+    appends no response to the list it returns, or None."""
+    arguments = execute.args.posonlyargs + execute.args.args
+    if len(arguments) < 2:
+        return None
+    requests = arguments[1].arg
+    try:
+        return _judge(execute, requests)
+    except _Unclear:
+        return None
+
+
+def _judge(execute: ast.FunctionDef | ast.AsyncFunctionDef, requests: str) -> ResponseGap | None:
+    loop = next((s for s in execute.body if _loops_over(s, requests)), None)
+    if not isinstance(loop, ast.For):
+        return None
+    name = _returned_list(execute)
+    if name is None or not _created_empty(execute.body, name, loop):
+        return None
+    appends = _appends_only(execute, name, loop)
+    walker = _Walker(name)
+    ends = walker.block(loop.body, frozenset({(loop.lineno, "when the loop body runs to its end")}))
+    gaps = sorted(walker.gaps + [state for state in ends if state != _APPENDED])
+    if not gaps:
+        return None
+    line, how = gaps[0]
+    return ResponseGap(name, loop.lineno, appends[0], line, how)
+
+
+def _loops_over(statement: ast.stmt, requests: str) -> bool:
+    if not isinstance(statement, ast.For):
+        return False
+    source = statement.iter
+    if isinstance(source, ast.Call) and _is_name(source.func, "enumerate") and source.args:
+        source = source.args[0]
+    return _is_name(source, requests)
+
+
+def _returned_list(execute: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The name every `return` of execute returns, if they all return one name."""
+    names = {
+        node.value.id if isinstance(node.value, ast.Name) else None
+        for node in _own_nodes(execute)
+        if isinstance(node, ast.Return)
+    }
+    return names.pop() if len(names) == 1 else None
+
+
+def _created_empty(body: Sequence[ast.stmt], name: str, loop: ast.For) -> bool:
+    """`name = []` (or `list()`) among execute's statements before the loop."""
+    for statement in body:
+        if statement is loop:
+            return False
+        if (
+            isinstance(statement, ast.Assign | ast.AnnAssign)
+            and _targets(statement) == [name]
+            and _is_empty_list(statement.value)
+        ):
+            return True
+    return False
+
+
+def _appends_only(execute: ast.AST, name: str, loop: ast.For) -> list[int]:
+    """The lines of the list's appends. Raises _Unclear unless every other use of the
+    name is its creation, a return or `len()`: anything else (an extend, an index, a
+    call that gets the list) could add responses the walk does not count."""
+    appends = list(_append_calls(loop.body, name))
+    if not appends:
+        raise _Unclear
+    allowed = {id(call.func.value) for call in appends if isinstance(call.func, ast.Attribute)}
+    for node in _own_nodes(execute):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and _targets(node) == [name]:
+            if _is_empty_list(node.value):
+                allowed.update(id(t) for t in _target_nodes(node))
+        elif isinstance(node, ast.Return) and node.value is not None:
+            allowed.add(id(node.value))
+        elif isinstance(node, ast.Call) and _is_name(node.func, "len") and len(node.args) == 1:
+            allowed.add(id(node.args[0]))
+    for node in _own_nodes(execute):
+        if isinstance(node, ast.Name) and node.id == name and id(node) not in allowed:
+            raise _Unclear
+    return sorted(call.lineno for call in appends)
+
+
+def _append_calls(body: Sequence[ast.stmt], name: str) -> Iterable[ast.Call]:
+    """`name.append(x)` statements in the loop's own flow (not in a nested loop or
+    function, whose appends the walk cannot count)."""
+    for statement in body:
+        yield from _appends_in(statement, name)
+
+
+def _appends_in(statement: ast.stmt, name: str) -> Iterable[ast.Call]:
+    if isinstance(statement, ast.Expr) and _is_append(statement.value, name):
+        assert isinstance(statement.value, ast.Call)
+        yield statement.value
+    elif isinstance(statement, ast.If):
+        yield from _append_calls(statement.body, name)
+        yield from _append_calls(statement.orelse, name)
+    elif isinstance(statement, ast.With | ast.AsyncWith):
+        yield from _append_calls(statement.body, name)
+    elif isinstance(statement, ast.Try):
+        for part in (statement.body, statement.orelse, statement.finalbody):
+            yield from _append_calls(part, name)
+        for handler in statement.handlers:
+            yield from _append_calls(handler.body, name)
+
+
+def _is_append(node: ast.expr, name: str) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "append"
+        and _is_name(node.func.value, name)
+        and len(node.args) == 1
+    )
+
+
+class _Walker:
+    """Follows the loop body's paths, each in one state: appended, or why not."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.gaps: list[_State] = []
+
+    def block(self, body: Sequence[ast.stmt], states: frozenset[_State]) -> frozenset[_State]:
+        """The states of the paths that fall off the end of `body`."""
+        for statement in body:
+            if not states:
+                break
+            states = self.statement(statement, states)
+        return states
+
+    def statement(self, node: ast.stmt, states: frozenset[_State]) -> frozenset[_State]:
+        if isinstance(node, ast.Expr) and _is_append(node.value, self.name):
+            return frozenset({_APPENDED})
+        if isinstance(node, ast.If):
+            line = node.lineno
+            taken = self.block(
+                node.body, _branch(states, line, f"when the test at line {line} is true")
+            )
+            other = self.block(
+                node.orelse, _branch(states, line, f"when the test at line {line} is false")
+            )
+            return taken | other
+        if isinstance(node, ast.Continue | ast.Break | ast.Return):
+            word = type(node).__name__.lower()
+            for _, why in states - {_APPENDED}:
+                self.gaps.append((node.lineno, f"{why}, at the {word} on line {node.lineno}"))
+            return frozenset()
+        if isinstance(node, ast.Raise):
+            return frozenset()  # the whole execution fails anyway
+        if isinstance(node, ast.With | ast.AsyncWith):
+            return self.block(node.body, states)
+        if isinstance(node, ast.Try):
+            ends = self.block(node.orelse, self.block(node.body, states))
+            if node.handlers:
+                ends |= {_APPENDED}  # an exception path: judged answered (see the docstring)
+            return self.block(node.finalbody, ends) if node.finalbody else ends
+        if isinstance(node, ast.Match):
+            raise _Unclear
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            # Its continue and break leave that loop, not this one; a return leaves both.
+            if any(isinstance(n, ast.Return) for n in _shallow(node)):
+                raise _Unclear
+            return states
+        return states
+
+
+def _branch(states: frozenset[_State], line: int, why: str) -> frozenset[_State]:
+    """States entering a branch: a path that has not appended is now known by it."""
+    return frozenset((line, why) if state != _APPENDED else state for state in states)
+
+
+def _shallow(node: ast.AST) -> Iterable[ast.AST]:
+    """The nodes of a statement, without nested functions or classes."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        yield current
+        stack.extend(ast.iter_child_nodes(current))
+
+
+def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.AST) -> Iterable[ast.AST]:
+    """The function's nodes, without those of functions defined inside it."""
+    for statement in getattr(function, "body", []):
+        yield statement
+        yield from _shallow(statement)
+
+
+def _targets(node: ast.Assign | ast.AnnAssign) -> list[str]:
+    return [t.id for t in _target_nodes(node) if isinstance(t, ast.Name)]
+
+
+def _target_nodes(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return list(node.targets) if isinstance(node, ast.Assign) else [node.target]
+
+
+def _is_empty_list(node: ast.expr | None) -> bool:
+    if isinstance(node, ast.List):
+        return not node.elts
+    return isinstance(node, ast.Call) and _is_name(node.func, "list") and not node.args
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
