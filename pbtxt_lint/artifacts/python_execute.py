@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pbtxt_lint.artifacts.python_responses import ResponseGap, response_gap
+from pbtxt_lint.artifacts.python_responses import ResponseGap, response_gaps
 from pbtxt_lint.artifacts.python_syntax import Aliases, argument, string_literal
 
 FINAL_FLAG = "TRITONSERVER_RESPONSE_COMPLETE_FINAL"
@@ -118,8 +118,8 @@ class ExecuteFacts:
     bls_tensors: frozenset[tuple[int, int]] = frozenset()
     """(line, column) of the Tensor(...) calls that reach a BLS InferenceRequest."""
     bls: tuple[BlsCall, ...] = ()
-    response_gap: ResponseGap | None = None
-    """A path of the loop over the requests that appends no response to the returned list."""
+    response_gaps: tuple[ResponseGap, ...] = ()
+    """Paths of the loop over the requests that append no response to the returned list."""
 
     @property
     def returns_value(self) -> bool:
@@ -244,7 +244,7 @@ def execute_facts(tree: ast.Module, cls: ast.ClassDef | None, aliases: Aliases) 
         response_tensors=facts.response_tensors,
         bls_tensors=facts.bls_tensors,
         bls=facts.bls,
-        response_gap=response_gap(execute),
+        response_gaps=response_gaps(execute),
     )
 
 

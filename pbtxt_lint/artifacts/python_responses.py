@@ -20,10 +20,12 @@ import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-_State = tuple[int, str]
-_APPENDED: _State = (0, "")
+_Absent = tuple[frozenset[str], ...]
+_State = tuple[int, str, _Absent]
+_APPENDED: _State = (0, "", ())
 """The state of a path that has appended its response; any other state says why the
-path has not: the line of the branch it took, and a text naming it."""
+path has not: the line of the branch it took, a text naming it, and the tests on the
+path that hold only when the request lacks an input (each: one of these is absent)."""
 
 
 @dataclass(frozen=True)
@@ -39,40 +41,74 @@ class ResponseGap:
     """Where the path leaves without appending: the `if`, `continue`, `break` or `return`."""
     how: str
     """Which path: "when the test at line 12 is false", "at the continue on line 14"."""
+    when_absent: tuple[frozenset[str], ...] = ()
+    """Tests on the path that hold only when the request lacks one of these inputs
+    (`if tensor is None: continue`; `EMPTY_BATCH`: any batch item): the path never runs
+    if they are all required."""
+
+
+EMPTY_BATCH = "<no batch item>"
+"""In `ResponseGap.when_absent`: the test holds only when the request's batch is empty
+(a list filled once per batch item is empty), which no real client sends."""
 
 
 class _Unclear(Exception):
     """The code is not of the judged shape: say nothing."""
 
 
-def response_gap(execute: ast.FunctionDef | ast.AsyncFunctionDef) -> ResponseGap | None:
-    """The first path (in source order) on which execute's loop over its requests
-    appends no response to the list it returns, or None."""
+def response_gaps(execute: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[ResponseGap, ...]:
+    """The paths (in source order) on which execute's loop over its requests appends
+    no response to the list it returns."""
     arguments = execute.args.posonlyargs + execute.args.args
     if len(arguments) < 2:
-        return None
+        return ()
     requests = arguments[1].arg
     try:
         return _judge(execute, requests)
     except _Unclear:
-        return None
+        return ()
 
 
-def _judge(execute: ast.FunctionDef | ast.AsyncFunctionDef, requests: str) -> ResponseGap | None:
+def _judge(
+    execute: ast.FunctionDef | ast.AsyncFunctionDef, requests: str
+) -> tuple[ResponseGap, ...]:
     loop = next((s for s in execute.body if _loops_over(s, requests)), None)
     if not isinstance(loop, ast.For):
-        return None
+        return ()
     name = _returned_list(execute)
     if name is None or not _created_empty(execute.body, name, loop):
-        return None
+        return ()
     appends = _appends_only(execute, name, loop)
-    walker = _Walker(name)
-    ends = walker.block(loop.body, frozenset({(loop.lineno, "when the loop body runs to its end")}))
+    walker = _Walker(name, _input_tensors(execute), _per_item_lists(loop.body))
+    start = (loop.lineno, "when the loop body runs to its end", ())
+    ends = walker.block(loop.body, frozenset({start}))
     gaps = sorted(walker.gaps + [state for state in ends if state != _APPENDED])
-    if not gaps:
-        return None
-    line, how = gaps[0]
-    return ResponseGap(name, loop.lineno, appends[0], line, how)
+    return tuple(
+        ResponseGap(name, loop.lineno, appends[0], line, how, absent) for line, how, absent in gaps
+    )
+
+
+def _input_tensors(execute: ast.AST) -> dict[str, str]:
+    """Variables bound once to `get_input_tensor_by_name(request, "NAME")`: NAME."""
+    found: dict[str, str | None] = {}
+    for node in _own_nodes(execute):
+        if not isinstance(node, ast.Assign | ast.AnnAssign):
+            continue
+        value = node.value
+        tensor = None
+        if isinstance(value, ast.Call) and len(value.args) == 2:
+            function = value.func
+            called = (
+                function.attr
+                if isinstance(function, ast.Attribute)
+                else getattr(function, "id", "")
+            )
+            argument = value.args[1]
+            if called == "get_input_tensor_by_name" and isinstance(argument, ast.Constant):
+                tensor = argument.value if isinstance(argument.value, str) else None
+        for target in _targets(node):
+            found[target] = tensor if target not in found or found[target] == tensor else None
+    return {variable: tensor for variable, tensor in found.items() if tensor is not None}
 
 
 def _loops_over(statement: ast.stmt, requests: str) -> bool:
@@ -166,8 +202,10 @@ def _is_append(node: ast.expr, name: str) -> bool:
 class _Walker:
     """Follows the loop body's paths, each in one state: appended, or why not."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, tensors: dict[str, str], per_item: set[str]) -> None:
         self.name = name
+        self.tensors = tensors
+        self.per_item = per_item
         self.gaps: list[_State] = []
 
     def block(self, body: Sequence[ast.stmt], states: frozenset[_State]) -> frozenset[_State]:
@@ -183,17 +221,16 @@ class _Walker:
             return frozenset({_APPENDED})
         if isinstance(node, ast.If):
             line = node.lineno
-            taken = self.block(
-                node.body, _branch(states, line, f"when the test at line {line} is true")
-            )
-            other = self.block(
-                node.orelse, _branch(states, line, f"when the test at line {line} is false")
-            )
-            return taken | other
+            absent_if_true, absent_if_false = self.absence(node.test)
+            true = _branch(states, line, f"when the test at line {line} is true", absent_if_true)
+            false = _branch(states, line, f"when the test at line {line} is false", absent_if_false)
+            return self.block(node.body, true) | self.block(node.orelse, false)
         if isinstance(node, ast.Continue | ast.Break | ast.Return):
             word = type(node).__name__.lower()
-            for _, why in states - {_APPENDED}:
-                self.gaps.append((node.lineno, f"{why}, at the {word} on line {node.lineno}"))
+            for _, why, absent in states - {_APPENDED}:
+                self.gaps.append(
+                    (node.lineno, f"{why}, at the {word} on line {node.lineno}", absent)
+                )
             return frozenset()
         if isinstance(node, ast.Raise):
             return frozenset()  # the whole execution fails anyway
@@ -213,10 +250,142 @@ class _Walker:
             return states
         return states
 
+    def absence(self, test: ast.expr) -> tuple[frozenset[str], frozenset[str]]:
+        """The inputs of which one must be absent for the test to be true, and for it
+        to be false (empty: no such condition). `t is None`, `not t`, `t is not None`,
+        and `or` / `and` of them, where `t` holds get_input_tensor_by_name's result."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            when_true, when_false = self.absence(test.operand)
+            return when_false, when_true
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_none(test.comparators[0]):
+            tensor = self.tensors.get(getattr(test.left, "id", ""))
+            if tensor is not None and isinstance(test.ops[0], ast.Is | ast.Eq):
+                return frozenset({tensor}), frozenset()
+            if tensor is not None and isinstance(test.ops[0], ast.IsNot | ast.NotEq):
+                return frozenset(), frozenset({tensor})
+        if isinstance(test, ast.Name) and test.id in self.tensors:
+            return frozenset(), frozenset({self.tensors[test.id]})
+        if self.emptiness(test):
+            return frozenset(), frozenset({EMPTY_BATCH})
+        if isinstance(test, ast.BoolOp):
+            parts = [self.absence(value) for value in test.values]
+            if isinstance(test.op, ast.Or):
+                # True: one part is true (each needs an absence); false: all are false.
+                trues = [true for true, _ in parts]
+                falses = [false for _, false in parts if false]
+                return (frozenset().union(*trues) if all(trues) else frozenset()), (
+                    falses[0] if falses else frozenset()
+                )
+            trues = [true for true, _ in parts if true]
+            falses = [false for _, false in parts]
+            return (trues[0] if trues else frozenset()), (
+                frozenset().union(*falses) if all(falses) else frozenset()
+            )
+        return frozenset(), frozenset()
 
-def _branch(states: frozenset[_State], line: int, why: str) -> frozenset[_State]:
-    """States entering a branch: a path that has not appended is now known by it."""
-    return frozenset((line, why) if state != _APPENDED else state for state in states)
+    def emptiness(self, test: ast.expr) -> bool:
+        """Is the test false only when a per-item list is empty? (`items`, `len(items)`,
+        `len(items) > 0`, `len(items) != 0`, `len(items) >= 1`)"""
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            bound = _int(test.comparators[0])
+            operator = test.ops[0]
+            nonzero = (isinstance(operator, ast.Gt | ast.NotEq) and bound == 0) or (
+                isinstance(operator, ast.GtE) and bound == 1
+            )
+            return nonzero and self.emptiness(test.left)
+        if isinstance(test, ast.Call) and _is_name(test.func, "len") and len(test.args) == 1:
+            test = test.args[0]
+        return isinstance(test, ast.Name) and test.id in self.per_item
+
+
+def _per_item_lists(body: Sequence[ast.stmt]) -> set[str]:
+    """Lists created empty in the loop body and appended to on every turn of a loop
+    over the batch items (`for b in range(x.shape[0])` or `range(len(x))`, the bound
+    maybe named first): empty only when the batch is."""
+    sizes = {
+        target
+        for statement in body
+        if isinstance(statement, ast.Assign) and _batch_size(statement.value, set())
+        for target in _targets(statement)
+    }
+    created = {
+        target
+        for statement in body
+        if isinstance(statement, ast.Assign) and _is_empty_list(statement.value)
+        for target in _targets(statement)
+    }
+    found: set[str] = set()
+    for statement in body:
+        if not isinstance(statement, ast.For) or statement.orelse:
+            continue
+        source = statement.iter
+        if not (
+            isinstance(source, ast.Call)
+            and _is_name(source.func, "range")
+            and len(source.args) == 1
+            and _batch_size(source.args[0], sizes)
+        ):
+            continue
+        if _leaves_a_turn(statement.body):
+            continue  # a turn may end before the append
+        for inner in statement.body:
+            if isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
+                function = inner.value.func
+                if isinstance(function, ast.Attribute) and function.attr == "append":
+                    if isinstance(function.value, ast.Name) and function.value.id in created:
+                        found.add(function.value.id)
+    return found
+
+
+def _leaves_a_turn(body: Sequence[ast.stmt]) -> bool:
+    """A continue, break, return or raise of this loop (not of a loop nested in it)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Continue | ast.Break | ast.Return | ast.Raise):
+            return True
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            stack.extend(node.orelse)  # its body's jumps are its own
+            continue
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _batch_size(node: ast.expr | None, names: set[str]) -> bool:
+    """`x.shape[0]`, `len(x)`, or a name bound to one of them."""
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, ast.Call) and _is_name(node.func, "len") and len(node.args) == 1:
+        return True
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "shape"
+        and _int(node.slice) == 0
+    )
+
+
+def _int(node: ast.expr) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    return None
+
+
+def _branch(
+    states: frozenset[_State], line: int, why: str, absent: frozenset[str]
+) -> frozenset[_State]:
+    """States entering a branch: a path that has not appended is now known by it, and
+    carries the branch's condition on absent inputs, if it has one."""
+    return frozenset(
+        (line, why, state[2] + ((absent,) if absent else ())) if state != _APPENDED else state
+        for state in states
+    )
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _shallow(node: ast.AST) -> Iterable[ast.AST]:

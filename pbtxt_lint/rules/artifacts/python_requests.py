@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pbtxt_lint.analysis.context import ModelContext, Scope
+from pbtxt_lint.artifacts.python_responses import EMPTY_BATCH
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.artifacts.python_common import line_span, python_models
 from pbtxt_lint.rules.base import Finding, rule
@@ -97,7 +98,10 @@ def python_request_without_response(context: ModelContext) -> Iterator[Finding]:
     before the append), a request that takes the other path leaves the list short, and
     the stub fails the whole execution: that request, and every request batched with
     it, gets HTTP 500 (observed on tritonserver 2.51). Nothing to return is still an
-    answer: an empty output, or an error response that fails only that request.
+    answer: an empty output, or an error response that fails only that request. (A
+    branch taken only when a required input is missing never runs: Triton refuses
+    such a request before execute; so does a test that fails only on a request with
+    an empty batch.)
 
     Bad:
         for request in requests:
@@ -112,11 +116,31 @@ def python_request_without_response(context: ModelContext) -> Iterator[Finding]:
         return responses
     """
     for model in python_models(context):
-        gap = model.signature.execute_facts.response_gap
-        if gap is None or model.decoupled:
+        if model.decoupled:
             continue
+        required = {io.name for io in model.config.input if not io.optional}
+        if model.config.max_batch_size > 0:
+            required.add(EMPTY_BATCH)  # a batch of no items: no client sends one
+        gap = next(
+            (
+                gap
+                for gap in model.signature.execute_facts.response_gaps
+                # `if tensor is None: continue` never runs for a required input: Triton
+                # refuses a request that lacks one before execute sees it.
+                if not any(names <= required for names in gap.when_absent)
+            ),
+            None,
+        )
+        if gap is None:
+            continue
+        left_out = sorted({name for names in gap.when_absent for name in names} - required)
+        who = (
+            f" (a request that leaves out the optional input {', '.join(left_out)})"
+            if left_out
+            else ""
+        )
         yield Finding(
-            f"{model.shown}: {gap.how}, the request gets no response in "
+            f"{model.shown}: {gap.how}{who}, the request gets no response in "
             f"'{gap.responses}' (appended at line {gap.append_line}), so execute returns "
             "fewer responses than requests: that request and every request batched with it "
             'fail with HTTP 500 "Number of InferenceResponse objects do not match the number '
