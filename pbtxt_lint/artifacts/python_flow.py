@@ -35,7 +35,13 @@ from dataclasses import dataclass, field, replace
 from pbtxt_lint.artifacts import python_numpy as npt
 from pbtxt_lint.artifacts import python_sizes as sz
 from pbtxt_lint.artifacts.python_sizes import Dims, Size
-from pbtxt_lint.artifacts.python_syntax import Aliases, argument, string_literal
+from pbtxt_lint.artifacts.python_syntax import (
+    Aliases,
+    argument,
+    int_literal,
+    source_text,
+    string_literal,
+)
 
 MAX_STEPS = 50_000
 """Expressions evaluated at most per model.py (inlined calls included)."""
@@ -580,7 +586,7 @@ class _Interpreter:
         if isinstance(value, Seq):
             return value.item
         if isinstance(value, Arr):
-            where = f"for ... in {_text(node)} (line {node.lineno})"
+            where = f"for ... in {source_text(node)} (line {node.lineno})"
             return self.drop_axis0(value, where)
         return None
 
@@ -634,7 +640,7 @@ class _Interpreter:
             if isinstance(operand, Py) and operand.kind == "bool":
                 return Py("int")
             if isinstance(operand, Py) and isinstance(node.op, ast.USub):
-                why = f"{_text(node)} (line {node.lineno})"
+                why = f"{source_text(node)} (line {node.lineno})"
                 return replace(operand, size=sz.multiply(operand.size, Size(-1), why))
             return operand if isinstance(operand, Arr | Py) else None
         if isinstance(node, ast.Compare):
@@ -682,7 +688,7 @@ class _Interpreter:
         for index, value in enumerate(values):
             item = value if index == 0 else _join(item, value)
         depth = item.depth + 1 if isinstance(item, Seq) else 1
-        ints = tuple(_int_literal(e) for e in elements)
+        ints = tuple(int_literal(e) for e in elements)
         literal = tuple(i for i in ints if i is not None) if None not in ints else None
         sent = Sent()
         for value in values:
@@ -707,9 +713,11 @@ class _Interpreter:
             if node.attr == "dtype":
                 return Tag("dtype", owner.dtype or "")
             if node.attr == "ndim" and owner.rank is not None:
-                return Py("int", size=Size(owner.rank, (), f"{_text(node)} (line {node.lineno})"))
+                return Py(
+                    "int", size=Size(owner.rank, (), f"{source_text(node)} (line {node.lineno})")
+                )
             if node.attr == "size" and owner.dims is not None:
-                why = f"{_text(node)} (line {node.lineno})"
+                why = f"{source_text(node)} (line {node.lineno})"
                 total = sz.product(owner.dims)
                 size = sz.constant(total, why) if total is not None else sz.opaque(
                     "size", owner.dims, why
@@ -748,7 +756,7 @@ class _Interpreter:
             return self.encoded(owner, string_literal(index), node)
         if isinstance(owner, Seq):
             if not isinstance(index, ast.Slice):
-                position = _int_literal(index)
+                position = int_literal(index)
                 if position is None:
                     self.ev(index, env)
                 elements = owner.elements
@@ -767,7 +775,7 @@ class _Interpreter:
             self.ev(index, env)
             return None
         parts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
-        where = f"{_text(node)} (line {node.lineno})"
+        where = f"{source_text(node)} (line {node.lineno})"
         removed = added = 0
         first = ""
         kinds: list[tuple[str, Value]] = []
@@ -801,7 +809,7 @@ class _Interpreter:
     ) -> Value:
         """`array.shape[index]`: an int (`Tag("dim0")` for axis 0), or a tuple of them."""
         dims = array.dims
-        position = _int_literal(index)
+        position = int_literal(index)
         if position == 0 and not isinstance(index, ast.Slice):
             return Tag("dim0", ref=array)
         if position is not None:
@@ -827,7 +835,7 @@ class _Interpreter:
             return None, None
         bounds = (index.lower, index.upper, index.step)
         values = [_size_of(self.ev(b, env)) if b is not None else None for b in bounds]
-        ints = [_int_literal(b) if b is not None else None for b in bounds]
+        ints = [int_literal(b) if b is not None else None for b in bounds]
         literal = None
         if (
             all(i is not None or b is None for i, b in zip(ints, bounds, strict=True))
@@ -835,7 +843,7 @@ class _Interpreter:
         ):
             literal = slice(*ints)
         given = (index.lower is not None, index.upper is not None, index.step is not None)
-        why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})" if any(given) else ""
+        why = f"{source_text(node)} (line {getattr(node, 'lineno', 0)})" if any(given) else ""
         return sz.sliced(size, values[0], values[1], values[2], given, why), literal
 
     def index_kind(self, part: ast.expr, env: dict[str, Value]) -> tuple[str | None, Value]:
@@ -888,7 +896,7 @@ class _Interpreter:
             elif kind == "int":
                 axis += 1
             elif kind == "new":
-                result.append(Size(1, (), f"{_text(node)} (line {node.lineno})"))
+                result.append(Size(1, (), f"{source_text(node)} (line {node.lineno})"))
             elif kind == "ellipsis" and dims is not None:
                 count = len(dims) - consumed
                 result.extend(dims[axis : axis + count])
@@ -898,7 +906,7 @@ class _Interpreter:
                 axis += 1
             elif kind == "mask" and isinstance(value, Arr):
                 request = value.source or owner.source
-                why = f"{_text(node)} (line {node.lineno})"
+                why = f"{source_text(node)} (line {node.lineno})"
                 result.append(
                     sz.symbol(f"r:mask@{node.lineno}:{node.col_offset}", why) if request else None
                 )
@@ -930,7 +938,7 @@ class _Interpreter:
         symbol = _SYMBOLS.get(type(op), "?")
         left, right = _as_int(left), _as_int(right)
         sized = any(isinstance(v, Py | Seq) and v.size is not None for v in (left, right))
-        why = f"{_text(node)} (line {line})" if sized else ""
+        why = f"{source_text(node)} (line {line})" if sized else ""
         if isinstance(left, Py) and isinstance(right, Py):
             kinds = {left.kind, right.kind}
             if kinds & {"str", "bytes"}:
@@ -1095,7 +1103,7 @@ class _Interpreter:
     def builtin(self, name: str, node: ast.Call, args: list[Value]) -> Value:
         value = args[0] if args else None
         sizes = name in ("float", "int", "range", "min", "max", "round", "abs")
-        why = f"{_text(node)} (line {node.lineno})" if sizes else ""
+        why = f"{source_text(node)} (line {node.lineno})" if sizes else ""
         if name in ("float", "int") and isinstance(value, Arr):
             request = value.source is not None and value.rank in (0, 1, None)
             size = sz.symbol(f"r:value@{node.lineno}:{node.col_offset}", why) if request else None
@@ -1160,7 +1168,7 @@ class _Interpreter:
         if isinstance(owner, Arr):
             return self.array_method(owner, name, node, args, kwargs)
         if isinstance(owner, Py) and owner.kind in ("str", "bytes"):
-            why = f"{_text(node)} (line {node.lineno})"
+            why = f"{source_text(node)} (line {node.lineno})"
             size = sz.opaque(name, (owner.size,), why)
             if name == "join" or name in _STR_METHODS:
                 return Py(owner.kind, size=size)
@@ -1199,7 +1207,7 @@ class _Interpreter:
         if padding == "?" or truncation == "?":
             length = None
         elif padding == "max_length" and truncates:
-            shown = _text(limit_node)
+            shown = source_text(limit_node)
             if limit is not None and limit.constant is not None:
                 value = "" if shown == str(limit.constant) else f" = {limit.constant}"
                 why = f'padding="max_length" with max_length={shown}{value} (line {line})'
@@ -1276,7 +1284,7 @@ class _Interpreter:
         line = node.lineno
         if name in ("astype", "view"):
             dtype = _dtype(args[0] if args else kwargs.get("dtype"))
-            shown = _text(node.args[0]) if node.args else "?"
+            shown = source_text(node.args[0]) if node.args else "?"
             why = f".{name}({shown}) makes it {dtype} (line {line})" if dtype else ""
             same = name == "astype" or dtype == array.dtype
             return replace(array, dtype=dtype, why=why, dims=array.dims if same else None)
@@ -1287,19 +1295,19 @@ class _Interpreter:
             result = self.reshape(array, node, node.args if shape is None else None, shape, first)
             return _with_dims(result, _reshaped_dims(array, sizes, node))
         if name == "transpose":
-            axes = [_int_literal(a) for a in node.args]
+            axes = [int_literal(a) for a in node.args]
             if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple | ast.List):
-                axes = [_int_literal(a) for a in node.args[0].elts]
+                axes = [int_literal(a) for a in node.args[0].elts]
             keeps = bool(axes) and axes[0] == 0
             batch = array.batch if keeps or array.rank == 1 else None
             return replace(array, batch=batch, dims=sz.permuted(array.dims, axes))
         if name in ("copy", "clip", "round", "squeeze_", "__array__"):
             return array
         if name in ("flatten", "ravel"):
-            where = f"{_text(node)} (line {line})"
+            where = f"{source_text(node)} (line {line})"
             return _with_dims(self.merge_axes(array, 1, where), _flat_dims(array.dims, where))
         if name == "squeeze":
-            axis = _int_literal(argument(node, 0, "axis"))
+            axis = int_literal(argument(node, 0, "axis"))
             if axis is None:
                 return replace(array, rank=None, batch=None, size=None)
             return self.reduce(
@@ -1335,7 +1343,7 @@ class _Interpreter:
         if name == "tolist":
             return Seq(None, length=array.dims[0] if array.dims else None)
         if name == "decode" and array.rank in (0, None):
-            where = f"{_text(node)} (line {line})"
+            where = f"{source_text(node)} (line {line})"
             size = sz.symbol(f"r:text@{line}:{node.col_offset}", where) if array.source else None
             return Py("str", size=size)  # an item of a TYPE_STRING input
         return None
@@ -1352,12 +1360,12 @@ class _Interpreter:
         if shape is not None:
             literal, rank = shape.ints, shape.items if shape.items >= 0 else None
         elif arg_nodes is not None and not any(isinstance(a, ast.Starred) for a in arg_nodes):
-            ints = [_int_literal(a) for a in arg_nodes]
+            ints = [int_literal(a) for a in arg_nodes]
             literal = tuple(i for i in ints if i is not None) if None not in ints else None
             rank = len(arg_nodes)
         else:
             return replace(array, rank=None, batch=None, size=None)
-        where = f"{_text(node)} (line {node.lineno})"
+        where = f"{source_text(node)} (line {node.lineno})"
         if literal is not None:
             size = math.prod(literal) if all(d > 0 for d in literal) else None
             if array.batch is True and size is not None and size == array.size and array.source:
@@ -1406,7 +1414,7 @@ class _Interpreter:
         keepdims: bool,
     ) -> Arr:
         """The rank and batch axis after a reduction."""
-        where = f"{_text(node)} (line {node.lineno})"
+        where = f"{source_text(node)} (line {node.lineno})"
         base = replace(array, dtype=dtype, why=why if dtype is not None else "")
         if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
             if keepdims:
@@ -1415,9 +1423,9 @@ class _Interpreter:
                 base, rank=0, batch=None, size=None
             )  # fmt: skip
         axes = (
-            [_int_literal(a) for a in axis_node.elts]
+            [int_literal(a) for a in axis_node.elts]
             if isinstance(axis_node, ast.Tuple | ast.List)
-            else [_int_literal(axis_node)]
+            else [int_literal(axis_node)]
         )
         if None in axes or array.rank is None:
             return replace(base, rank=None if not keepdims else array.rank, batch=None, size=None)
@@ -1472,7 +1480,7 @@ class _Interpreter:
             length = None
             if name == "arange" and "step" not in kwargs:
                 length = _range_length(
-                    [_size_of(n) for n in numbers], f"{_text(node)} (line {line})"
+                    [_size_of(n) for n in numbers], f"{source_text(node)} (line {line})"
                 )
             elif name == "linspace":
                 length = _size_of(_as_int(args[2] if len(args) > 2 else kwargs.get("num")))
@@ -1500,10 +1508,10 @@ class _Interpreter:
         if name in _SAME or name == "transpose":
             if name == "transpose":
                 axes = argument(node, 1, "axes")
-                keeps = isinstance(axes, ast.Tuple | ast.List) and axes.elts and _int_literal(
+                keeps = isinstance(axes, ast.Tuple | ast.List) and axes.elts and int_literal(
                     axes.elts[0]
                 ) == 0  # fmt: skip
-                order = [_int_literal(a) for a in axes.elts] if isinstance(
+                order = [int_literal(a) for a in axes.elts] if isinstance(
                     axes, ast.Tuple | ast.List
                 ) else None  # fmt: skip
                 if array is None or (axes is not None and order is None):
@@ -1565,12 +1573,12 @@ class _Interpreter:
                 dims = None
             return replace(array, dtype="bool", why=f"{label} gives bool (line {line})", dims=dims)
         if name == "expand_dims" and array is not None:
-            axis = _int_literal(argument(node, 1, "axis"))
+            axis = int_literal(argument(node, 1, "axis"))
             rank = array.rank + 1 if array.rank is not None else None
             dims = None
             if axis is not None and array.dims is not None and rank is not None:
                 at = axis + rank if axis < 0 else axis
-                one = Size(1, (), f"{_text(node)} (line {line})")
+                one = Size(1, (), f"{source_text(node)} (line {line})")
                 dims = (*array.dims[:at], one, *array.dims[at:]) if 0 <= at < rank else None
             if axis == 0:
                 return replace(array, rank=rank, batch=None, size=None, dropped="", dims=dims)
@@ -1605,7 +1613,9 @@ class _Interpreter:
         given = "dtype" in kwargs
         dtype = _dtype(kwargs.get("dtype")) if given else None
         why = (
-            f"{label} with dtype={_text(argument(node, 1, 'dtype'))} (line {line})" if dtype else ""
+            f"{label} with dtype={source_text(argument(node, 1, 'dtype'))} (line {line})"
+            if dtype
+            else ""
         )
         if isinstance(value, Arr):
             return replace(value, dtype=dtype, why=why) if given else value
@@ -1640,7 +1650,7 @@ class _Interpreter:
         item = first.item if isinstance(first, Seq) else None
         if not isinstance(item, Arr):
             return None
-        axis = _int_literal(argument(node, 1, "axis"))
+        axis = int_literal(argument(node, 1, "axis"))
         if "dtype" in kwargs:
             item = replace(item, dtype=_dtype(kwargs["dtype"]), why="")
         assert isinstance(first, Seq)
@@ -1800,9 +1810,9 @@ def _named(target: ast.expr, node: ast.expr, value: Value) -> Value:
     literal = node.operand if isinstance(node, ast.UnaryOp) else node
     if not isinstance(value, Py) or value.size is None or not isinstance(literal, ast.Constant):
         return value
-    name = _text(target)
+    name = source_text(target)
     return replace(
-        value, size=replace(value.size, why=f"{name} = {_text(node)} (line {node.lineno})")
+        value, size=replace(value.size, why=f"{name} = {source_text(node)} (line {node.lineno})")
     )
 
 
@@ -1821,24 +1831,6 @@ def _unsized(value: Value) -> Value:
 
 def _is_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
-
-
-def _int_literal(node: ast.expr | None) -> int | None:
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, int)
-        and not isinstance(node.value, bool)
-    ):
-        return node.value
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub)
-        and isinstance(node.operand, ast.Constant)
-        and isinstance(node.operand.value, int)
-        and not isinstance(node.operand.value, bool)
-    ):
-        return -node.operand.value
-    return None
 
 
 def _with_dims(value: Value, dims: Dims | None) -> Value:
@@ -1862,11 +1854,11 @@ def _reduced_dims(
     dims = array.dims
     if dims is None:
         return None
-    one = Size(1, (), f"{_text(node)} (line {getattr(node, 'lineno', 0)})")
+    one = Size(1, (), f"{source_text(node)} (line {getattr(node, 'lineno', 0)})")
     if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
         return tuple(one for _ in dims) if keepdims else ()
     nodes = axis_node.elts if isinstance(axis_node, ast.Tuple | ast.List) else [axis_node]
-    axes = [_int_literal(a) for a in nodes]
+    axes = [int_literal(a) for a in nodes]
     if None in axes:
         return None
     normal = {a + len(dims) if a < 0 else a for a in axes if a is not None}
@@ -1886,7 +1878,7 @@ def _reshaped_dims(array: Arr, sizes: Sequence[Value] | None, node: ast.AST) -> 
     if len(minus) > 1:
         return None
     if minus:
-        why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
+        why = f"{source_text(node)} (line {getattr(node, 'lineno', 0)})"
         total = sz.product(array.dims or (None,))
         rest = sz.product(g for i, g in enumerate(given) if i != minus[0])
         inferred = sz.constant(total // rest, why) if total is not None and rest else None
@@ -1909,7 +1901,7 @@ def _padded_dims(dims: Dims | None, width: Value, node: ast.AST) -> Dims | None:
     axis, or one pair per axis."""
     if dims is None:
         return None
-    why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
+    why = f"{source_text(node)} (line {getattr(node, 'lineno', 0)})"
 
     def pair(value: Value) -> tuple[Size | None, Size | None]:
         if isinstance(value, Seq) and value.elements is not None and len(value.elements) == 2:
@@ -1955,7 +1947,7 @@ def _concatenated(arrays: Seq, axis: int, node: ast.AST) -> Dims | None:
     at = axis + len(item.dims) if axis < 0 else axis
     if not 0 <= at < len(item.dims):
         return None
-    why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
+    why = f"{source_text(node)} (line {getattr(node, 'lineno', 0)})"
     total: Size | None = Size(0)
     for element in arrays.elements:
         if (
@@ -2100,21 +2092,3 @@ def _python_why(label: str, kind: str, dtype: str | None, line: int) -> str:
     if dtype == "str":
         return f"{label} of Python str is a unicode <U array (line {line})"
     return f"{label} of Python {kind}s is {dtype} (line {line})"
-
-
-def _text(node: ast.AST | None, limit: int = 48) -> str:
-    """Short source text of a small expression (for messages)."""
-    if node is None:
-        return "?"
-    for count, _ in enumerate(ast.walk(node)):
-        if count > 40:
-            return "..."
-    try:
-        text = ast.unparse(node)
-    except (RecursionError, ValueError):
-        return "..."
-    if len(text) <= limit:
-        return text
-    tail = text[3 - limit :]
-    dot = tail.find(".")
-    return "..." + (tail[dot + 1 :] if dot >= 0 else tail)  # "...as_numpy()[0]"
