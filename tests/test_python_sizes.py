@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from pbtxt_lint.artifacts import python_sizes as sz
-from pbtxt_lint.artifacts.python_flow import Flow, InputFacts, analyse_flow
+from pbtxt_lint.artifacts.python_flow import analyse_flow
 from pbtxt_lint.artifacts.python_model import read_python_model
 from pbtxt_lint.artifacts.python_sizes import Size
+from pbtxt_lint.artifacts.python_values import Flow, InputFacts
 
 # --- the algebra ---------------------------------------------------------------------------
 

@@ -7,21 +7,16 @@ validation post inference"). So a float64 softmax goes out as FP64 where the con
 promises FP32, `logits[0]` answers one row for a batch of two, and an ensemble's next
 step then fails on the dtype or shape it gets.
 
-`analyse_flow` interprets `execute` abstractly: every value is an `Arr` (dtype, rank,
-whether axis 0 is still the request's batch axis, which input it comes from) or a
-Python scalar, list or helper object; anything else is unknown, and an unknown never
-produces a finding. It starts from what the config says of each input
+`analyse_flow` interprets `execute` abstractly over the values of `python_values`
+(arrays, Python scalars, lists, helper objects; anything else is unknown, and an
+unknown never produces a finding). It starts from what the config says of each input
 (`pb_utils.get_input_tensor_by_name(r, "X").as_numpy()` has X's data type, and its dims
 with the batch axis in front when the model batches), follows assignments, branches
 (joined), loops (once), module constants, `initialize`'s `self.` attributes and calls
 to the module's own functions and methods (inlined, a few levels deep), and records
-the value given to each `pb_utils.Tensor` and each reshape of a batched array to a
-literal shape. It is bounded by `MAX_STEPS` evaluations and `MAX_DEPTH` inlined calls.
-
-Each array also carries the size of each axis (`python_sizes`: a constant, a size the
-request decides, or unknown), and each list the `pb_utils.Tensor`s it holds on every
-path and on some path, which each error-free `pb_utils.InferenceResponse` records: what
-PL657-PL659 compare with the config and the ensemble steps that read the outputs.
+the value given to each `pb_utils.Tensor`, each reshape of a batched array to a
+literal shape and the tensors each error-free `pb_utils.InferenceResponse` holds. It
+is bounded by `MAX_STEPS` evaluations and `MAX_DEPTH` inlined calls.
 """
 
 from __future__ import annotations
@@ -42,6 +37,32 @@ from pbtxt_lint.artifacts.python_syntax import (
     source_text,
     string_literal,
 )
+from pbtxt_lint.artifacts.python_values import (
+    Arr,
+    Encoding,
+    Flow,
+    InputFacts,
+    OutputValue,
+    Py,
+    Reshape,
+    ResponseValue,
+    Sent,
+    Seq,
+    Tag,
+    Value,
+    as_int,
+    constant,
+    empty,
+    from_request,
+    join,
+    join_env,
+    length_of,
+    sent_by,
+    seq_of,
+    size_of,
+    unsized,
+    with_dims,
+)
 
 MAX_STEPS = 50_000
 """Expressions evaluated at most per model.py (inlined calls included)."""
@@ -49,173 +70,6 @@ MAX_DEPTH = 4
 """Nested calls to the module's own functions followed at most."""
 
 _NO_RANK = -1
-
-
-@dataclass(frozen=True)
-class InputFacts:
-    """What the config says of one input, as `as_numpy()` shows it."""
-
-    dtype: str | None
-    rank: int | None
-    """Batch axis included."""
-    item_size: int | None
-    """Elements per batch item (per request when the model does not batch); None when a
-    dim is variable."""
-    batched: bool
-    dims: tuple[int, ...] | None = None
-    """The config's dims (reshape.shape when given), batch axis excluded."""
-
-
-@dataclass(frozen=True)
-class Arr:
-    """An abstract NumPy array."""
-
-    dtype: str | None
-    why: str = ""
-    """How it got that dtype: 'np.argmax(...) returns int64 (line 13)'."""
-    rank: int | None = None
-    batch: bool | None = None
-    """True: axis 0 is the request's batch axis; False: there is none; None: unknown."""
-    source: str | None = None
-    """The input it derives from."""
-    size: int | None = None
-    """Elements per batch item (batch True) or in all (batch False); None: unknown."""
-    dropped: str = ""
-    """The operation that removed the batch axis: 'logits[0] (line 17)'."""
-    axis0: str = ""
-    """An operation that treats axis 0 of an input without batch axis as a batch."""
-    dims: Dims | None = None
-    """The size of each axis (batch axis included), None when the rank is unknown."""
-
-    def __post_init__(self) -> None:
-        # every operation that changes the rank without computing dims forgets them
-        if self.dims is not None and (self.rank != len(self.dims) or not sz.known(self.dims)):
-            object.__setattr__(self, "dims", None)
-
-
-@dataclass(frozen=True)
-class Py:
-    """A Python scalar: "int", "float", "bool", "str", "bytes" or "none"."""
-
-    kind: str
-    text: str = ""
-    """A short string literal's value (a dtype may be named by one: "float32")."""
-    size: Size | None = None
-    """An int's (or integral float's) value; for a str or bytes, its length."""
-
-
-@dataclass(frozen=True)
-class Sent:
-    """The `pb_utils.Tensor`s a list holds, by literal name, on every path that
-    reaches a point (`must`) and on some path (`may`)."""
-
-    must: frozenset[str] = frozenset()
-    may: frozenset[str] = frozenset()
-    unknown: bool = False
-    """It may also hold a tensor the flow cannot name (a name that is not a literal, an
-    item it does not follow, a tensor appended in a loop that may not run)."""
-
-    def join(self, other: Sent) -> Sent:
-        return Sent(self.must & other.must, self.may | other.may, self.unknown or other.unknown)
-
-    def union(self, other: Sent) -> Sent:
-        return Sent(self.must | other.must, self.may | other.may, self.unknown or other.unknown)
-
-
-@dataclass(frozen=True)
-class Seq:
-    """A list or tuple whose items are `item` (joined)."""
-
-    item: Value
-    depth: int = 1
-    items: int = -1
-    """Its length when written out (a display); -1 otherwise."""
-    ints: tuple[int, ...] | None = None
-    """Its items, when all are integer literals (a literal shape)."""
-    elements: tuple[Value, ...] | None = None
-    """Its items one by one, when written out (`(len(x), 256)`, `image.shape[:2]`)."""
-    length: Size | None = None
-    """How many items it has, when known otherwise than by `items`."""
-    sent: Sent | None = None
-    """The output tensors it holds (None: not a list of tensors the flow follows)."""
-
-    @property
-    def size(self) -> Size | None:
-        return sz.Size(self.items) if self.items >= 0 else self.length
-
-
-@dataclass(frozen=True)
-class Tag:
-    """A value the checks know by role: the requests, one request, an input tensor, a
-    dtype, an output's config, an array's shape or first dim, ..."""
-
-    kind: str
-    name: str = ""
-    ref: Arr | None = None
-
-
-@dataclass(frozen=True)
-class Encoding:
-    """What a Hugging Face tokenizer call returns: `input_ids`, `attention_mask` and
-    `token_type_ids`, each [count, length]."""
-
-    count: Size | None
-    """How many texts it encoded."""
-    length: Size | None
-    """Tokens per text after padding and truncation."""
-    arrays: bool
-    """NumPy arrays (`return_tensors="np"`), else lists of lists."""
-    single: bool = False
-    """It encoded one string (lists are then one list of ids)."""
-
-
-Value = Arr | Py | Seq | Tag | Encoding | None
-
-
-@dataclass(frozen=True)
-class OutputValue:
-    """The value given to `pb_utils.Tensor(name, value)`."""
-
-    name: str
-    line: int
-    column: int
-    value: Arr | None
-
-
-@dataclass(frozen=True)
-class Reshape:
-    """A batched array reshaped to a literal shape that holds exactly one item."""
-
-    line: int
-    source: str
-    shape: tuple[int, ...]
-    item_size: int
-
-
-@dataclass(frozen=True)
-class ResponseValue:
-    """A `pb_utils.InferenceResponse(output_tensors)` without an error."""
-
-    line: int
-    column: int
-    sent: Sent | None
-    """What its output_tensors hold (None: a value the flow does not follow)."""
-    fixed: bool = False
-    """It sits in a branch of an `if` whose test reads no request data (a setting, an
-    optional input's presence, a library's result): the same branch every time."""
-
-
-@dataclass(frozen=True)
-class Flow:
-    outputs: tuple[OutputValue, ...] = ()
-    reshapes: tuple[Reshape, ...] = ()
-    complete: bool = True
-    """False when the step budget ran out (the findings are then dropped)."""
-    responses: tuple[ResponseValue, ...] = ()
-    guarded: frozenset[str] = frozenset()
-    """Output names the code adds under an `if` that reads no request data (the outputs
-    the request asks for, an optional input's presence, a setting) or in a `try` body:
-    when they are left out, it is by design."""
 
 
 def analyse_flow(
@@ -235,7 +89,7 @@ def analyse_flow(
     outputs: dict[tuple[str, int, int], Value] = {}
     for out in interpreter.outputs:
         key = (out.name, out.line, out.column)
-        outputs[key] = _join(outputs[key], out.value) if key in outputs else out.value
+        outputs[key] = join(outputs[key], out.value) if key in outputs else out.value
     responses: dict[tuple[int, int], ResponseValue] = {}
     for response in interpreter.responses:
         spot = (response.line, response.column)
@@ -261,51 +115,6 @@ class _OutOfSteps(Exception):
 
 class _Return(Exception):
     pass
-
-
-def _join(a: Value, b: Value) -> Value:
-    """What a value is after two paths that give `a` and `b`."""
-    if a == b:
-        return a
-    if isinstance(a, Arr) and isinstance(b, Arr):
-        return Arr(
-            a.dtype if a.dtype == b.dtype else None,
-            a.why if a.dtype == b.dtype else "",
-            a.rank if a.rank == b.rank else None,
-            a.batch if a.batch == b.batch else None,
-            a.source if a.source == b.source else None,
-            a.size if a.size == b.size else None,
-            a.dropped if a.dropped == b.dropped else "",
-            a.axis0 if a.axis0 == b.axis0 else "",
-            sz.join_dims(a.dims, b.dims) if a.rank == b.rank else None,
-        )
-    if isinstance(a, Py) and isinstance(b, Py):
-        size = sz.join(a.size, b.size)
-        if a.kind == b.kind:
-            return Py(a.kind, a.text if a.text == b.text else "", size)
-        if {a.kind, b.kind} <= {"int", "float", "bool"}:
-            return Py("float" if "float" in (a.kind, b.kind) else "int", size=size)
-        return None
-    if isinstance(a, Seq) and isinstance(b, Seq):
-        elements = None
-        if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements):
-            elements = tuple(_join(x, y) for x, y in zip(a.elements, b.elements, strict=True))
-        return Seq(
-            _join(a.item, b.item),
-            a.depth if a.depth == b.depth else 1,
-            elements=elements,
-            length=sz.join(a.size, b.size),
-            sent=a.sent.join(b.sent) if a.sent and b.sent else None,
-        )
-    if isinstance(a, Encoding) and isinstance(b, Encoding):
-        same = a.arrays == b.arrays and a.single == b.single
-        count, length = sz.join(a.count, b.count), sz.join(a.length, b.length)
-        return Encoding(count, length, a.arrays, a.single) if same else None
-    return None
-
-
-def _join_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
-    return {k: _join(a.get(k), b.get(k)) for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
 
 
 _SAME = frozenset(
@@ -398,7 +207,7 @@ class _Interpreter:
                     if isinstance(target, ast.Name):
                         value = self.ev(node.value, dict(self.module_env))
                         if f"self.{target.id}" in self.rebound or "self.*" in self.rebound:
-                            value = _unsized(value)
+                            value = unsized(value)
                         self.self_env[target.id] = _named(target, node.value, value)
         for name, first in (("initialize", None), ("execute", Tag("requests"))):
             method = self.methods.get(name)
@@ -433,7 +242,7 @@ class _Interpreter:
             returned, self.returns = self.returns, saved
         result: Value = None
         for index, value in enumerate(returned):
-            result = value if index == 0 else _join(result, value)
+            result = value if index == 0 else join(result, value)
         self.memo[key] = result
         return result
 
@@ -521,7 +330,7 @@ class _Interpreter:
                 value = env.get(node.id, self.module_env.get(node.id))
                 if isinstance(value, Tag) and value.kind in ("requested", "tensor"):
                     return False
-                found = found or _from_request(value)
+                found = found or from_request(value)
         return found
 
     def branch(self, body: Sequence[ast.stmt], env: dict[str, Value]) -> None:
@@ -533,11 +342,11 @@ class _Interpreter:
     def assign(self, target: ast.expr, value: Value, env: dict[str, Value]) -> None:
         if isinstance(target, ast.Name):
             if env is self.module_env and target.id in self.rebound:
-                value = _unsized(value)
+                value = unsized(value)
             env[target.id] = value
         elif isinstance(target, ast.Attribute) and _is_self(target.value):
             if f"self.{target.attr}" in self.rebound or "self.*" in self.rebound:
-                value = _unsized(value)
+                value = unsized(value)
             self.self_env[target.attr] = value
         elif isinstance(target, ast.Tuple | ast.List):
             item = value.item if isinstance(value, Seq) else None
@@ -565,7 +374,7 @@ class _Interpreter:
             parts: list[Value] = [
                 self.element(v, a) for v, a in zip(values, iterable.args, strict=True)
             ]
-            lengths = [_length(v) for v in values]
+            lengths = [length_of(v) for v in values]
             if iterable.func.id == "enumerate":
                 parts = [Py("int"), *(parts[:1] or [None])]
             if isinstance(target, ast.Tuple):
@@ -577,7 +386,7 @@ class _Interpreter:
             return lengths[0] if lengths and single else None
         value = self.ev(iterable, env)
         self.assign(target, self.element(value, iterable), env)
-        return _length(value)
+        return length_of(value)
 
     def element(self, value: Value, node: ast.expr) -> Value:
         """An item of `value` when iterated."""
@@ -601,14 +410,14 @@ class _Interpreter:
         """`env` after a branch point whose other path gives `other` (each entry of the
         environments counts as a step: large ones joined often cost time)."""
         self.step(1 + (len(env) + len(other)) // 8)
-        env.update(_join_env(env, other))
+        env.update(join_env(env, other))
 
     def ev(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
         if node is None:
             return None
         self.step()
         if isinstance(node, ast.Constant):
-            return _constant(node.value, node.lineno)
+            return constant(node.value, node.lineno)
         if isinstance(node, ast.Name):
             if node.id in env:
                 return env[node.id]
@@ -630,7 +439,7 @@ class _Interpreter:
                 for condition in generator.ifs:
                     self.ev(condition, inner)
             simple = len(node.generators) == 1 and not node.generators[0].ifs
-            return replace(_seq(self.ev(node.elt, inner)), length=lengths[0] if simple else None)
+            return replace(seq_of(self.ev(node.elt, inner)), length=lengths[0] if simple else None)
         if isinstance(node, ast.BinOp):
             return self.binop(node.op, self.ev(node.left, env), self.ev(node.right, env), node)
         if isinstance(node, ast.UnaryOp):
@@ -659,11 +468,11 @@ class _Interpreter:
             result: Value = None
             for index, operand_node in enumerate(node.values):
                 operand = self.ev(operand_node, env)
-                result = operand if index == 0 else _join(result, operand)
+                result = operand if index == 0 else join(result, operand)
             return result
         if isinstance(node, ast.IfExp):
             self.ev(node.test, env)
-            return _join(self.ev(node.body, env), self.ev(node.orelse, env))
+            return join(self.ev(node.body, env), self.ev(node.orelse, env))
         if isinstance(node, ast.Subscript):
             return self.subscript(node, env)
         if isinstance(node, ast.Call):
@@ -686,13 +495,13 @@ class _Interpreter:
         values = [self.ev(e, env) for e in elements]
         item: Value = None
         for index, value in enumerate(values):
-            item = value if index == 0 else _join(item, value)
+            item = value if index == 0 else join(item, value)
         depth = item.depth + 1 if isinstance(item, Seq) else 1
         ints = tuple(int_literal(e) for e in elements)
         literal = tuple(i for i in ints if i is not None) if None not in ints else None
         sent = Sent()
         for value in values:
-            sent = sent.union(_sent_by(value))
+            sent = sent.union(sent_by(value))
         return Seq(item if values else None, depth, len(values), literal, tuple(values), sent=sent)
 
     def attribute(self, node: ast.Attribute, env: dict[str, Value]) -> Value:
@@ -834,7 +643,7 @@ class _Interpreter:
             self.ev(index, env)
             return None, None
         bounds = (index.lower, index.upper, index.step)
-        values = [_size_of(self.ev(b, env)) if b is not None else None for b in bounds]
+        values = [size_of(self.ev(b, env)) if b is not None else None for b in bounds]
         ints = [int_literal(b) if b is not None else None for b in bounds]
         literal = None
         if (
@@ -936,7 +745,7 @@ class _Interpreter:
     def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
         line = getattr(node, "lineno", 0)
         symbol = _SYMBOLS.get(type(op), "?")
-        left, right = _as_int(left), _as_int(right)
+        left, right = as_int(left), as_int(right)
         sized = any(isinstance(v, Py | Seq) and v.size is not None for v in (left, right))
         why = f"{source_text(node)} (line {line})" if sized else ""
         if isinstance(left, Py) and isinstance(right, Py):
@@ -954,15 +763,15 @@ class _Interpreter:
             elements = None
             if left.elements is not None and right.elements is not None:
                 elements = left.elements + right.elements
-            if _empty(left) or _empty(right):
-                kept = right if _empty(left) else left
-                return replace(_seq(kept.item), length=length, elements=kept.elements)
-            return replace(_seq(_join(left.item, right.item)), length=length, elements=elements)
+            if empty(left) or empty(right):
+                kept = right if empty(left) else left
+                return replace(seq_of(kept.item), length=length, elements=kept.elements)
+            return replace(seq_of(join(left.item, right.item)), length=length, elements=elements)
         if isinstance(op, ast.Mult) and {type(left), type(right)} == {Seq, Py}:
             seq = left if isinstance(left, Seq) else right
             count = right if isinstance(right, Py) else left
             if isinstance(seq, Seq) and isinstance(count, Py) and count.kind == "int":
-                return replace(_seq(seq.item), length=sz.multiply(seq.size, count.size, why))
+                return replace(seq_of(seq.item), length=sz.multiply(seq.size, count.size, why))
             return None
         if not (isinstance(left, Arr) or isinstance(right, Arr)):
             return None
@@ -1049,9 +858,9 @@ class _Interpreter:
     ) -> None:
         """`target.append(added)` (or insert / extend): the list's items now include it."""
         item = (added.item if isinstance(added, Seq) else None) if how == "extend" else added
-        grown = _seq(item) if _empty(owner) else _seq(_join(owner.item, item))
+        grown = seq_of(item) if empty(owner) else seq_of(join(owner.item, item))
         if owner.sent is not None:
-            more = _sent_by(added)
+            more = sent_by(added)
             if how == "extend":
                 known = isinstance(added, Seq) and added.sent is not None
                 more = (
@@ -1109,7 +918,7 @@ class _Interpreter:
             size = sz.symbol(f"r:value@{node.lineno}:{node.col_offset}", why) if request else None
             return Py(name, size=size)  # int(x[0]): a value of the request
         if name in ("float", "int"):
-            size = _size_of(_as_int(value))
+            size = size_of(as_int(value))
             if name == "int" and isinstance(value, Py) and value.kind == "float":
                 size = size if size is None or size.constant is not None else sz.opaque(
                     "int", (size,), why
@@ -1126,23 +935,23 @@ class _Interpreter:
                 return Py("int", size=value.size)
             return Py("int")
         if name == "range":
-            return Seq(Py("int"), length=_range_length([_size_of(_as_int(a)) for a in args], why))
+            return Seq(Py("int"), length=_range_length([size_of(as_int(a)) for a in args], why))
         if name in ("list", "tuple", "sorted"):
             if isinstance(value, Seq):
                 return value
             if isinstance(value, Arr):
-                return replace(_seq(self.element(value, node.args[0])), length=_length(value))
+                return replace(seq_of(self.element(value, node.args[0])), length=length_of(value))
             return Seq(None)
         if name in ("min", "max") and len(args) >= 2:
-            numbers = [_as_int(a) for a in args]
+            numbers = [as_int(a) for a in args]
             if all(isinstance(n, Py) and n.kind in ("int", "float") for n in numbers):
                 kind = "float" if any(getattr(n, "kind", "") == "float" for n in numbers) else "int"
-                return Py(kind, size=sz.extreme(name, [_size_of(n) for n in numbers], why))
+                return Py(kind, size=sz.extreme(name, [size_of(n) for n in numbers], why))
             return None
-        if name in ("round", "abs") and isinstance(_as_int(value), Py):
-            number = _as_int(value)
+        if name in ("round", "abs") and isinstance(as_int(value), Py):
+            number = as_int(value)
             assert isinstance(number, Py)
-            size = _size_of(number)
+            size = size_of(number)
             if size is not None and size.constant is not None and name == "abs":
                 size = sz.constant(abs(size.constant), why)
             elif size is not None and size.constant is None:
@@ -1200,7 +1009,7 @@ class _Interpreter:
         padding = _option(argument(node, 99, "padding"))
         truncation = _option(argument(node, 99, "truncation"))
         limit_node = argument(node, 99, "max_length")
-        limit = _size_of(_as_int(kwargs.get("max_length")))
+        limit = size_of(as_int(kwargs.get("max_length")))
         line = node.lineno
         truncates = truncation not in ("", "false", "do_not_truncate")
         length: Size | None
@@ -1247,7 +1056,7 @@ class _Interpreter:
             return None
         dims: Dims | None = None
         if isinstance(size, Seq) and size.elements is not None and len(size.elements) == 2:
-            width, height = (_size_of(_as_int(e)) for e in size.elements)
+            width, height = (size_of(as_int(e)) for e in size.elements)
             if not (width is not None and width.constant == 0):
                 rest = image.dims[2:] if image.dims is not None else (None,) * (image.rank - 2)
                 dims = (height, width, *rest)
@@ -1293,7 +1102,7 @@ class _Interpreter:
             first = args[0] if args and shape is None else None
             sizes = shape.elements if shape is not None else tuple(args)
             result = self.reshape(array, node, node.args if shape is None else None, shape, first)
-            return _with_dims(result, _reshaped_dims(array, sizes, node))
+            return with_dims(result, _reshaped_dims(array, sizes, node))
         if name == "transpose":
             axes = [int_literal(a) for a in node.args]
             if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple | ast.List):
@@ -1305,7 +1114,7 @@ class _Interpreter:
             return array
         if name in ("flatten", "ravel"):
             where = f"{source_text(node)} (line {line})"
-            return _with_dims(self.merge_axes(array, 1, where), _flat_dims(array.dims, where))
+            return with_dims(self.merge_axes(array, 1, where), _flat_dims(array.dims, where))
         if name == "squeeze":
             axis = int_literal(argument(node, 0, "axis"))
             if axis is None:
@@ -1476,14 +1285,14 @@ class _Interpreter:
                 return replace(array, dtype=_dtype(kwargs["dtype"]), why="")
             return array
         if name in ("arange", "linspace", "frombuffer", "fromstring", "eye", "identity"):
-            numbers = [_as_int(a) for a in args]
+            numbers = [as_int(a) for a in args]
             length = None
             if name == "arange" and "step" not in kwargs:
                 length = _range_length(
-                    [_size_of(n) for n in numbers], f"{source_text(node)} (line {line})"
+                    [size_of(n) for n in numbers], f"{source_text(node)} (line {line})"
                 )
             elif name == "linspace":
-                length = _size_of(_as_int(args[2] if len(args) > 2 else kwargs.get("num")))
+                length = size_of(as_int(args[2] if len(args) > 2 else kwargs.get("num")))
             if "dtype" in kwargs:
                 dtype = _dtype(kwargs["dtype"])
                 why = f"{label} with dtype= (line {line})" if dtype else ""
@@ -1593,7 +1402,7 @@ class _Interpreter:
             if shape is None:
                 return replace(array, rank=None, batch=None, size=None)
             result = self.reshape(array, node, None, shape)
-            return _with_dims(result, _reshaped_dims(array, shape.elements, node))
+            return with_dims(result, _reshaped_dims(array, shape.elements, node))
         if name in ("stack", "concatenate", "vstack", "hstack"):
             return self.joined(name, first, node, kwargs)
         if name == "where" and len(args) == 3:
@@ -1681,30 +1490,6 @@ _SYMBOLS: Mapping[type, str] = {
 }  # fmt: skip
 
 
-def _empty(value: Seq) -> bool:
-    """A list written as `[]` (or `()`), whose items come later."""
-    return value.items == 0
-
-
-def _size_of(value: Value) -> Size | None:
-    """The value of an int (or integral float) the flow follows."""
-    if isinstance(value, Py) and value.kind in ("int", "float"):
-        return value.size
-    if isinstance(value, Tag) and value.kind == "dim0" and value.ref is not None:
-        return value.ref.dims[0] if value.ref.dims else None
-    return None
-
-
-def _from_request(value: Value) -> bool:
-    """Whether a value is derived from the request's data."""
-    if isinstance(value, Arr):
-        return value.source is not None
-    if isinstance(value, Tag) and value.kind == "dim0" and value.ref is not None:
-        return _from_request(value.ref)
-    size = value.size if isinstance(value, Py | Seq) else None
-    return size is not None and size.from_request
-
-
 def _added(before: Mapping[str, Value], after: Mapping[str, Value]) -> set[str]:
     """The tensor names lists gained between two states of an environment."""
     added: set[str] = set()
@@ -1722,45 +1507,6 @@ def _loop_grown(before: Mapping[str, Value], env: dict[str, Value]) -> None:
     for key, value in env.items():
         if isinstance(value, Seq) and value.sent is not None and _added(before, {key: value}):
             env[key] = replace(value, sent=replace(value.sent, unknown=True))
-
-
-def _sent_by(value: Value) -> Sent:
-    """What putting `value` in a list adds to the tensors it holds."""
-    if isinstance(value, Tag) and value.kind == "output_tensor" and value.name:
-        names = frozenset({value.name})
-        return Sent(names, names)
-    return Sent(unknown=True)
-
-
-def _length(value: Value) -> Size | None:
-    """How many elements iterating `value` gives, when known."""
-    if isinstance(value, Arr) and value.dims:
-        return value.dims[0]
-    return value.size if isinstance(value, Seq) else None
-
-
-def _seq(item: Value) -> Seq:
-    """A list of `item`s (nested one level deeper when the items are lists)."""
-    return Seq(item, item.depth + 1 if isinstance(item, Seq) else 1)
-
-
-def _constant(value: object, line: int) -> Value:
-    if value is None:
-        return Py("none")
-    if isinstance(value, bool):
-        return Py("bool")
-    if isinstance(value, int):
-        return Py("int", size=sz.constant(value, f"{value} (line {line})"))
-    if isinstance(value, float):
-        integral = value.is_integer() and abs(value) < 1 << 40
-        return Py("float", size=sz.constant(int(value), f"{value} (line {line})") if integral else (
-            sz.symbol(f"c:{value!r}", f"{value} (line {line})")
-        ))  # fmt: skip
-    if isinstance(value, str):
-        return Py("str", value if len(value) <= 16 else "", sz.constant(len(value), ""))
-    if isinstance(value, bytes):
-        return Py("bytes", size=sz.constant(len(value), ""))
-    return None
 
 
 def _rebound(tree: ast.Module, nodes: Sequence[ast.AST]) -> frozenset[str]:
@@ -1816,25 +1562,8 @@ def _named(target: ast.expr, node: ast.expr, value: Value) -> Value:
     )
 
 
-def _unsized(value: Value) -> Value:
-    """`value` without what it says about sizes."""
-    if isinstance(value, Py):
-        return replace(value, size=None)
-    if isinstance(value, Arr):
-        return replace(value, dims=None)
-    if isinstance(value, Seq):
-        return replace(value, elements=None, length=None)
-    if isinstance(value, Encoding):
-        return replace(value, count=None, length=None)
-    return value
-
-
 def _is_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
-
-
-def _with_dims(value: Value, dims: Dims | None) -> Value:
-    return replace(value, dims=dims) if isinstance(value, Arr) else value
 
 
 def _flat_dims(dims: Dims | None, why: str) -> Dims | None:
@@ -1873,7 +1602,7 @@ def _reshaped_dims(array: Arr, sizes: Sequence[Value] | None, node: ast.AST) -> 
     """The dims `reshape(*sizes)` gives (one -1 is inferred from the element count)."""
     if sizes is None:
         return None
-    given = [_size_of(_as_int(s)) for s in sizes]
+    given = [size_of(as_int(s)) for s in sizes]
     minus = [i for i, g in enumerate(given) if g is not None and g.constant == -1]
     if len(minus) > 1:
         return None
@@ -1891,8 +1620,8 @@ def _shape_dims(shape: Value) -> Dims | None:
     if isinstance(shape, Seq):
         if shape.elements is None:
             return None
-        return tuple(_size_of(_as_int(e)) for e in shape.elements)
-    size = _size_of(_as_int(shape))
+        return tuple(size_of(as_int(e)) for e in shape.elements)
+    size = size_of(as_int(shape))
     return (size,) if size is not None else None
 
 
@@ -1905,10 +1634,10 @@ def _padded_dims(dims: Dims | None, width: Value, node: ast.AST) -> Dims | None:
 
     def pair(value: Value) -> tuple[Size | None, Size | None]:
         if isinstance(value, Seq) and value.elements is not None and len(value.elements) == 2:
-            return _size_of(_as_int(value.elements[0])), _size_of(_as_int(value.elements[1]))
+            return size_of(as_int(value.elements[0])), size_of(as_int(value.elements[1]))
         if isinstance(value, Seq) and value.elements is not None and len(value.elements) == 1:
             return pair(value.elements[0])
-        size = _size_of(_as_int(value))
+        size = size_of(as_int(value))
         return size, size
 
     pairs: list[tuple[Size | None, Size | None]]
@@ -2011,13 +1740,6 @@ def _range_length(bounds: Sequence[Size | None], why: str) -> Size | None:
         start, stop, step = (v or 0 for v in values)
         return sz.constant(len(range(start, stop, step or 1)), why)
     return None
-
-
-def _as_int(value: Value) -> Value:
-    """`len(array)` (a `Tag("dim0")`) as the int it is, for arithmetic."""
-    if isinstance(value, Tag) and value.kind == "dim0":
-        return Py("int", size=_size_of(value))
-    return value
 
 
 def _arithmetic(op: ast.operator, a: Size | None, b: Size | None, why: str) -> Size | None:
