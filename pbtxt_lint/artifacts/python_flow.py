@@ -29,6 +29,19 @@ from dataclasses import dataclass, field, replace
 
 from pbtxt_lint.artifacts import python_numpy as npt
 from pbtxt_lint.artifacts import python_sizes as sz
+from pbtxt_lint.artifacts.python_dims import (
+    arithmetic,
+    concatenated,
+    flat_dims,
+    matmul_dims,
+    matmul_rank,
+    padded_dims,
+    range_length,
+    reduced_dims,
+    reshaped_dims,
+    seq_dims,
+    shape_dims,
+)
 from pbtxt_lint.artifacts.python_sizes import Dims, Size
 from pbtxt_lint.artifacts.python_syntax import (
     Aliases,
@@ -754,7 +767,7 @@ class _Interpreter:
                 text = left if left.kind in ("str", "bytes") else right
                 joined = isinstance(op, ast.Add) and left.kind == right.kind
                 return Py(text.kind, size=sz.add(left.size, right.size, why) if joined else None)
-            result_size = _arithmetic(op, left.size, right.size, why)
+            result_size = arithmetic(op, left.size, right.size, why)
             if isinstance(op, ast.Div) or "float" in kinds:
                 return Py("float", size=result_size)
             return Py("int", size=result_size) if kinds <= {"int", "bool"} else None
@@ -782,7 +795,7 @@ class _Interpreter:
             dtype = npt.promote(a.dtype, b.dtype)
             if isinstance(op, ast.MatMult):
                 base = a
-                rank = _matmul_rank(a.rank, b.rank)
+                rank = matmul_rank(a.rank, b.rank)
             else:
                 base = a if (a.rank or 0) >= (b.rank or 0) else b
                 rank = max(a.rank, b.rank) if a.rank is not None and b.rank is not None else None
@@ -791,7 +804,7 @@ class _Interpreter:
                 why = f"{a.dtype} {symbol} {b.dtype} gives {dtype} (line {line})"
             size = base.size if a.rank == b.rank and not isinstance(op, ast.MatMult) else None
             dims = (
-                _matmul_dims(a.dims, b.dims)
+                matmul_dims(a.dims, b.dims)
                 if isinstance(op, ast.MatMult)
                 else sz.broadcast(a.dims, b.dims)
             )
@@ -935,7 +948,7 @@ class _Interpreter:
                 return Py("int", size=value.size)
             return Py("int")
         if name == "range":
-            return Seq(Py("int"), length=_range_length([size_of(as_int(a)) for a in args], why))
+            return Seq(Py("int"), length=range_length([size_of(as_int(a)) for a in args], why))
         if name in ("list", "tuple", "sorted"):
             if isinstance(value, Seq):
                 return value
@@ -1102,7 +1115,7 @@ class _Interpreter:
             first = args[0] if args and shape is None else None
             sizes = shape.elements if shape is not None else tuple(args)
             result = self.reshape(array, node, node.args if shape is None else None, shape, first)
-            return with_dims(result, _reshaped_dims(array, sizes, node))
+            return with_dims(result, reshaped_dims(array, sizes, node))
         if name == "transpose":
             axes = [int_literal(a) for a in node.args]
             if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple | ast.List):
@@ -1114,7 +1127,7 @@ class _Interpreter:
             return array
         if name in ("flatten", "ravel"):
             where = f"{source_text(node)} (line {line})"
-            return with_dims(self.merge_axes(array, 1, where), _flat_dims(array.dims, where))
+            return with_dims(self.merge_axes(array, 1, where), flat_dims(array.dims, where))
         if name == "squeeze":
             axis = int_literal(argument(node, 0, "axis"))
             if axis is None:
@@ -1211,7 +1224,7 @@ class _Interpreter:
         keep = argument(node, 99, "keepdims")
         keepdims = isinstance(keep, ast.Constant) and keep.value is True
         result = self.reduced(array, dtype, why, node, axis_node, keepdims)
-        return replace(result, dims=_reduced_dims(array, axis_node, keepdims, node))
+        return replace(result, dims=reduced_dims(array, axis_node, keepdims, node))
 
     def reduced(
         self,
@@ -1277,7 +1290,7 @@ class _Interpreter:
             rank = shape.items if isinstance(shape, Seq) and shape.items >= 0 else None
             if isinstance(shape, Py | Tag) and not isinstance(shape, Seq):
                 rank = 1 if isinstance(shape, Py) and shape.kind == "int" else rank
-            return Arr(dtype, why, rank, None, dims=_shape_dims(shape))
+            return Arr(dtype, why, rank, None, dims=shape_dims(shape))
         if name in _LIKE:
             if array is None:
                 return None
@@ -1288,7 +1301,7 @@ class _Interpreter:
             numbers = [as_int(a) for a in args]
             length = None
             if name == "arange" and "step" not in kwargs:
-                length = _range_length(
+                length = range_length(
                     [size_of(n) for n in numbers], f"{source_text(node)} (line {line})"
                 )
             elif name == "linspace":
@@ -1329,7 +1342,7 @@ class _Interpreter:
                 return replace(array, batch=array.batch if keeps else None, dims=dims)
             if name == "pad" and array is not None:
                 width = args[1] if len(args) > 1 else kwargs.get("pad_width")
-                return replace(array, dims=_padded_dims(array.dims, width, node))
+                return replace(array, dims=padded_dims(array.dims, width, node))
             flat = argument(node, 1, "axis")
             if name == "sort" and isinstance(flat, ast.Constant) and flat.value is None:
                 return replace(array, rank=1, batch=None, size=None) if array else None
@@ -1402,7 +1415,7 @@ class _Interpreter:
             if shape is None:
                 return replace(array, rank=None, batch=None, size=None)
             result = self.reshape(array, node, None, shape)
-            return with_dims(result, _reshaped_dims(array, shape.elements, node))
+            return with_dims(result, reshaped_dims(array, shape.elements, node))
         if name in ("stack", "concatenate", "vstack", "hstack"):
             return self.joined(name, first, node, kwargs)
         if name == "where" and len(args) == 3:
@@ -1442,7 +1455,7 @@ class _Interpreter:
                 rank = value.depth + item.rank if item.rank is not None else None
             if item is None:
                 rank = None  # items unknown (an empty list filled where the flow cannot see)
-            dims = _seq_dims(value)
+            dims = seq_dims(value)
             if given:
                 return Arr(dtype, why, rank, None, dims=dims)
             if isinstance(item, Arr):
@@ -1478,7 +1491,7 @@ class _Interpreter:
         along = 1 if name == "hstack" and item.rank != 1 else 0 if name != "concatenate" else axis
         flat = argument(node, 1, "axis")
         flattened = isinstance(flat, ast.Constant) and flat.value is None
-        dims = None if flattened else _concatenated(first, along if along is not None else 0, node)
+        dims = None if flattened else concatenated(first, along if along is not None else 0, node)
         if axis not in (0, None) or name == "hstack":
             return replace(item, batch=item.batch, size=None, dims=dims)
         return replace(item, size=None, dims=dims)
@@ -1566,129 +1579,6 @@ def _is_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
-def _flat_dims(dims: Dims | None, why: str) -> Dims | None:
-    """The one axis of a flattened array: the product of its axes."""
-    if dims is None:
-        return None
-    total: Size | None = Size(1)
-    for size in dims:
-        total = sz.multiply(total, size, why)
-    return (total,)
-
-
-def _reduced_dims(
-    array: Arr, axis_node: ast.expr | None, keepdims: bool, node: ast.AST
-) -> Dims | None:
-    """The dims after reducing `axis_node` (every axis when None)."""
-    dims = array.dims
-    if dims is None:
-        return None
-    one = Size(1, (), f"{source_text(node)} (line {getattr(node, 'lineno', 0)})")
-    if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
-        return tuple(one for _ in dims) if keepdims else ()
-    nodes = axis_node.elts if isinstance(axis_node, ast.Tuple | ast.List) else [axis_node]
-    axes = [int_literal(a) for a in nodes]
-    if None in axes:
-        return None
-    normal = {a + len(dims) if a < 0 else a for a in axes if a is not None}
-    if not all(0 <= a < len(dims) for a in normal):
-        return None
-    if keepdims:
-        return tuple(one if a in normal else d for a, d in enumerate(dims))
-    return tuple(d for a, d in enumerate(dims) if a not in normal)
-
-
-def _reshaped_dims(array: Arr, sizes: Sequence[Value] | None, node: ast.AST) -> Dims | None:
-    """The dims `reshape(*sizes)` gives (one -1 is inferred from the element count)."""
-    if sizes is None:
-        return None
-    given = [size_of(as_int(s)) for s in sizes]
-    minus = [i for i, g in enumerate(given) if g is not None and g.constant == -1]
-    if len(minus) > 1:
-        return None
-    if minus:
-        why = f"{source_text(node)} (line {getattr(node, 'lineno', 0)})"
-        total = sz.product(array.dims or (None,))
-        rest = sz.product(g for i, g in enumerate(given) if i != minus[0])
-        inferred = sz.constant(total // rest, why) if total is not None and rest else None
-        given[minus[0]] = inferred
-    return tuple(given)
-
-
-def _shape_dims(shape: Value) -> Dims | None:
-    """The dims a shape argument (`(len(x), 256)`, `n`) asks for."""
-    if isinstance(shape, Seq):
-        if shape.elements is None:
-            return None
-        return tuple(size_of(as_int(e)) for e in shape.elements)
-    size = size_of(as_int(shape))
-    return (size,) if size is not None else None
-
-
-def _padded_dims(dims: Dims | None, width: Value, node: ast.AST) -> Dims | None:
-    """The dims after `np.pad(array, width)`: an int, a (before, after) pair for every
-    axis, or one pair per axis."""
-    if dims is None:
-        return None
-    why = f"{source_text(node)} (line {getattr(node, 'lineno', 0)})"
-
-    def pair(value: Value) -> tuple[Size | None, Size | None]:
-        if isinstance(value, Seq) and value.elements is not None and len(value.elements) == 2:
-            return size_of(as_int(value.elements[0])), size_of(as_int(value.elements[1]))
-        if isinstance(value, Seq) and value.elements is not None and len(value.elements) == 1:
-            return pair(value.elements[0])
-        size = size_of(as_int(value))
-        return size, size
-
-    pairs: list[tuple[Size | None, Size | None]]
-    parts = width.elements if isinstance(width, Seq) else None
-    if parts is not None and len(parts) == len(dims) and all(isinstance(p, Seq) for p in parts):
-        pairs = [pair(p) for p in parts]
-    else:
-        pairs = [pair(width)] * len(dims)
-    return tuple(
-        sz.add(sz.add(d, before, why), after, why)
-        for d, (before, after) in zip(dims, pairs, strict=True)
-    )
-
-
-def _seq_dims(seq: Seq) -> Dims | None:
-    """The dims of `np.array(seq)`: its length, its items' lengths, and the dims of the
-    arrays it holds."""
-    dims: list[Size | None] = [seq.size]
-    item = seq.item
-    while isinstance(item, Seq):
-        dims.append(item.size)
-        item = item.item
-    if isinstance(item, Arr):
-        if item.dims is None:
-            return None
-        dims.extend(item.dims)
-    return tuple(dims)
-
-
-def _concatenated(arrays: Seq, axis: int, node: ast.AST) -> Dims | None:
-    """The dims of `np.concatenate(arrays, axis)`: the other axes as every array has
-    them, the axis summed over the arrays when they are written out."""
-    item = arrays.item
-    if not isinstance(item, Arr) or item.dims is None or arrays.elements is None:
-        return None
-    at = axis + len(item.dims) if axis < 0 else axis
-    if not 0 <= at < len(item.dims):
-        return None
-    why = f"{source_text(node)} (line {getattr(node, 'lineno', 0)})"
-    total: Size | None = Size(0)
-    for element in arrays.elements:
-        if (
-            not isinstance(element, Arr)
-            or element.dims is None
-            or len(element.dims) != len(item.dims)
-        ):
-            return None
-        total = sz.add(total, element.dims[at], why)
-    return (*item.dims[:at], total, *item.dims[at + 1 :])
-
-
 _TOKENIZER_OPTIONS = frozenset({"padding", "truncation", "max_length"})
 
 
@@ -1724,65 +1614,6 @@ def _option(node: ast.expr | None) -> str:
 
 def _dims_text(dims: Sequence[int]) -> str:
     return "[" + ",".join(str(d) for d in dims) + "]"
-
-
-def _range_length(bounds: Sequence[Size | None], why: str) -> Size | None:
-    """len(range(*bounds)), assuming the range is not empty when it is symbolic."""
-    if len(bounds) == 1:
-        return bounds[0]
-    if len(bounds) == 2:
-        x, y = bounds
-        if x is not None and y is not None and x.constant is not None and y.constant is not None:
-            return sz.constant(max(0, y.constant - x.constant), why)
-        return sz.add(y, x, why, sign=-1)
-    values = [b.constant if b is not None else None for b in bounds]
-    if len(values) == 3 and None not in values and values[2]:
-        start, stop, step = (v or 0 for v in values)
-        return sz.constant(len(range(start, stop, step or 1)), why)
-    return None
-
-
-def _arithmetic(op: ast.operator, a: Size | None, b: Size | None, why: str) -> Size | None:
-    if isinstance(op, ast.Add):
-        return sz.add(a, b, why)
-    if isinstance(op, ast.Sub):
-        return sz.add(a, b, why, sign=-1)
-    if isinstance(op, ast.Mult):
-        return sz.multiply(a, b, why)
-    if isinstance(op, ast.Div):
-        x, y = (a.constant, b.constant) if a and b else (None, None)
-        if x is not None and y and x % y == 0:
-            return sz.constant(x // y, why)
-        return sz.opaque("div", (a, b), why)
-    names = {ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}
-    name = names.get(type(op))
-    return sz.integer_operation(name, a, b, why) if name else None
-
-
-def _matmul_dims(left: Dims | None, right: Dims | None) -> Dims | None:
-    """The dims of `left @ right` when both have rank 2 or more, or one has rank 1."""
-    if left is None or right is None or not left or not right:
-        return None
-    if len(left) == 1 and len(right) == 1:
-        return ()
-    if len(right) == 1:
-        return left[:-1]
-    if len(left) == 1:
-        return (*right[:-2], right[-1])
-    stacked = sz.broadcast(left[:-2], right[:-2])
-    return None if stacked is None else (*stacked, left[-2], right[-1])
-
-
-def _matmul_rank(left: int | None, right: int | None) -> int | None:
-    if left is None or right is None:
-        return None
-    if left >= 2 and right >= 2:
-        return max(left, right)
-    if right == 1:
-        return left - 1
-    if left == 1:
-        return right - 1
-    return None
 
 
 def _dtype(value: Value) -> str | None:
