@@ -17,6 +17,11 @@ to the module's own functions and methods (inlined, a few levels deep), and reco
 the value given to each `pb_utils.Tensor`, each reshape of a batched array to a
 literal shape and the tensors each error-free `pb_utils.InferenceResponse` holds. It
 is bounded by `MAX_STEPS` evaluations and `MAX_DEPTH` inlined calls.
+
+This module walks the statements and expressions. What NumPy's functions, an array's
+methods, a tokenizer and `cv2.resize` give is `python_array_calls`; what Python's
+binary operators give, `python_operators`; the size of each axis, `python_dims` over
+the algebra of `python_sizes`.
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ from pbtxt_lint.artifacts.python_values import (
     constant,
     empty,
     from_request,
+    input_array,
     join,
     join_env,
     length_of,
@@ -868,7 +874,7 @@ class _Interpreter:
         kwargs: Mapping[str, Value],
     ) -> Value:
         if isinstance(owner, Tag) and owner.kind == "tensor" and name == "as_numpy":
-            return self.input_array(owner.name, node.lineno)
+            return input_array(self.inputs, owner.name, node.lineno)
         if isinstance(owner, Tag) and owner.kind == "request" and name == "get_response_sender":
             return Tag("sender")
         if isinstance(owner, Tag) and owner.kind == "request" and name == "requested_output_names":
@@ -892,31 +898,6 @@ class _Interpreter:
         if isinstance(owner, Seq) and name in ("append", "extend", "insert"):
             return None
         return None
-
-    def input_array(self, name: str, line: int) -> Value:
-        facts = self.inputs.get(name)
-        if facts is None:
-            return None
-        dims: list[Size | None] = []
-        if facts.batched:
-            dims.append(sz.symbol(sz.BATCH, f'the batch size of input "{name}"'))
-        for axis, dim in enumerate(facts.dims or ()):
-            dims.append(
-                Size(dim, (), f'input "{name}" dims {_dims_text(facts.dims or ())}')
-                if dim >= 0
-                else sz.symbol(
-                    f"r:{name}:{axis}", f'axis {axis + facts.batched} of input "{name}" (-1)'
-                )
-            )
-        return Arr(
-            facts.dtype,
-            f'input "{name}" is {facts.dtype} (line {line})' if facts.dtype else "",
-            facts.rank,
-            facts.batched,
-            name,
-            facts.item_size,
-            dims=tuple(dims) if facts.dims is not None else None,
-        )
 
 
 def _added(before: Mapping[str, Value], after: Mapping[str, Value]) -> set[str]:
@@ -993,7 +974,3 @@ def _named(target: ast.expr, node: ast.expr, value: Value) -> Value:
 
 def _is_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
-
-
-def _dims_text(dims: Sequence[int]) -> str:
-    return "[" + ",".join(str(d) for d in dims) + "]"

@@ -5,8 +5,9 @@ array's dtype, rank, whether axis 0 is still the request's batch axis, which inp
 comes from), a `Py` (a Python scalar), a `Seq` (a list or tuple), an `Encoding` (what a
 tokenizer returns) or a `Tag` (a value the checks know by role: the requests, an input
 tensor, a dtype, an array's shape, ...). None is unknown, and an unknown never produces
-a finding. Where two paths meet (the branches of an `if`, a loop that may not run),
-`join` keeps what both paths agree on and forgets the rest.
+a finding. An input's `as_numpy()` is the array the config describes (`input_array`
+of its `InputFacts`). Where two paths meet (the branches of an `if`, a loop that may
+not run), `join` keeps what both paths agree on and forgets the rest.
 
 Each array also carries the size of each axis (`python_sizes`: a constant, a size the
 request decides, or unknown), and each list the `pb_utils.Tensor`s it holds on every
@@ -17,6 +18,7 @@ steps that read the outputs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pbtxt_lint.artifacts import python_sizes as sz
@@ -323,3 +325,34 @@ def as_int(value: Value) -> Value:
     if isinstance(value, Tag) and value.kind == "dim0":
         return Py("int", size=size_of(value))
     return value
+
+
+def input_array(inputs: Mapping[str, InputFacts], name: str, line: int) -> Value:
+    """The array `as_numpy()` gives for input `name`, as the config describes it."""
+    facts = inputs.get(name)
+    if facts is None:
+        return None
+    dims: list[Size | None] = []
+    if facts.batched:
+        dims.append(sz.symbol(sz.BATCH, f'the batch size of input "{name}"'))
+    for axis, dim in enumerate(facts.dims or ()):
+        dims.append(
+            Size(dim, (), f'input "{name}" dims {_dims_text(facts.dims or ())}')
+            if dim >= 0
+            else sz.symbol(
+                f"r:{name}:{axis}", f'axis {axis + facts.batched} of input "{name}" (-1)'
+            )
+        )
+    return Arr(
+        facts.dtype,
+        f'input "{name}" is {facts.dtype} (line {line})' if facts.dtype else "",
+        facts.rank,
+        facts.batched,
+        name,
+        facts.item_size,
+        dims=tuple(dims) if facts.dims is not None else None,
+    )
+
+
+def _dims_text(dims: Sequence[int]) -> str:
+    return "[" + ",".join(str(d) for d in dims) + "]"
