@@ -1,6 +1,6 @@
 """The size of each axis the model.py flow follows (artifacts/python_sizes.py and the
-sizes in artifacts/python_flow.py), and which tensors each response holds: the facts
-behind PL657-PL659."""
+sizes each operation gives, artifacts/python_dims.py), and which tensors each response
+holds: the facts behind PL657-PL659."""
 
 from __future__ import annotations
 
