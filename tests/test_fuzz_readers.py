@@ -55,7 +55,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbtxt_lint.artifacts.openvino import OpenVinoSignature, read_openvino
-from pbtxt_lint.artifacts.python_flow import Arr, Flow, InputFacts, analyse_flow
+from pbtxt_lint.artifacts.python_flow import analyse_flow
 from pbtxt_lint.artifacts.python_model import (
     MAX_SOURCE_BYTES,
     Completed,
@@ -64,6 +64,7 @@ from pbtxt_lint.artifacts.python_model import (
     Unknown,
     read_python_model,
 )
+from pbtxt_lint.artifacts.python_values import Arr, Flow, InputFacts
 from pbtxt_lint.artifacts.savedmodel import SavedModelSignature, read_savedmodel
 from pbtxt_lint.artifacts.signature import ArtifactError, ArtifactProblem, Signature, TensorSpec
 from pbtxt_lint.artifacts.tensorrt import PlanSignature, read_plan

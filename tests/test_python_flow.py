@@ -15,8 +15,9 @@ from google.protobuf import text_format
 
 from pbtxt_lint.analysis.tensors import model_tensors
 from pbtxt_lint.artifacts import python_numpy as npt
-from pbtxt_lint.artifacts.python_flow import InputFacts, analyse_flow
+from pbtxt_lint.artifacts.python_flow import analyse_flow
 from pbtxt_lint.artifacts.python_model import PythonSignature, read_python_model
+from pbtxt_lint.artifacts.python_values import InputFacts
 from pbtxt_lint.schema import ModelConfig
 
 NUMERIC = sorted(npt.NUMERIC)

@@ -1,6 +1,6 @@
 """The size of each axis the model.py flow follows (artifacts/python_sizes.py and the
-sizes in artifacts/python_flow.py), and which tensors each response holds: the facts
-behind PL657-PL659."""
+sizes each operation gives, artifacts/python_dims.py), and which tensors each response
+holds: the facts behind PL657-PL659."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from pbtxt_lint.artifacts import python_sizes as sz
-from pbtxt_lint.artifacts.python_flow import Flow, InputFacts, analyse_flow
+from pbtxt_lint.artifacts.python_flow import analyse_flow
 from pbtxt_lint.artifacts.python_model import read_python_model
 from pbtxt_lint.artifacts.python_sizes import Size
+from pbtxt_lint.artifacts.python_values import Flow, InputFacts
 
 # --- the algebra ---------------------------------------------------------------------------
 

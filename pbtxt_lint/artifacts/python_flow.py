@@ -7,35 +7,75 @@ validation post inference"). So a float64 softmax goes out as FP64 where the con
 promises FP32, `logits[0]` answers one row for a batch of two, and an ensemble's next
 step then fails on the dtype or shape it gets.
 
-`analyse_flow` interprets `execute` abstractly: every value is an `Arr` (dtype, rank,
-whether axis 0 is still the request's batch axis, which input it comes from) or a
-Python scalar, list or helper object; anything else is unknown, and an unknown never
-produces a finding. It starts from what the config says of each input
+`analyse_flow` interprets `execute` abstractly over the values of `python_values`
+(arrays, Python scalars, lists, helper objects; anything else is unknown, and an
+unknown never produces a finding). It starts from what the config says of each input
 (`pb_utils.get_input_tensor_by_name(r, "X").as_numpy()` has X's data type, and its dims
 with the batch axis in front when the model batches), follows assignments, branches
 (joined), loops (once), module constants, `initialize`'s `self.` attributes and calls
 to the module's own functions and methods (inlined, a few levels deep), and records
-the value given to each `pb_utils.Tensor` and each reshape of a batched array to a
-literal shape. It is bounded by `MAX_STEPS` evaluations and `MAX_DEPTH` inlined calls.
+the value given to each `pb_utils.Tensor`, each reshape of a batched array to a
+literal shape and the tensors each error-free `pb_utils.InferenceResponse` holds. It
+is bounded by `MAX_STEPS` evaluations and `MAX_DEPTH` inlined calls.
 
-Each array also carries the size of each axis (`python_sizes`: a constant, a size the
-request decides, or unknown), and each list the `pb_utils.Tensor`s it holds on every
-path and on some path, which each error-free `pb_utils.InferenceResponse` records: what
-PL657-PL659 compare with the config and the ensemble steps that read the outputs.
+This module walks the statements and expressions. What NumPy's functions, an array's
+methods, a tokenizer and `cv2.resize` give is `python_array_calls`; what Python's
+binary operators give, `python_operators`; the size of each axis, `python_dims` over
+the algebra of `python_sizes`.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from pbtxt_lint.artifacts import python_numpy as npt
 from pbtxt_lint.artifacts import python_sizes as sz
+from pbtxt_lint.artifacts.python_array_calls import (
+    ArrayCalls,
+    encoded,
+    resized,
+    tokenized,
+    tokenizer_call,
+)
+from pbtxt_lint.artifacts.python_dims import range_length
+from pbtxt_lint.artifacts.python_operators import binop
 from pbtxt_lint.artifacts.python_sizes import Dims, Size
-from pbtxt_lint.artifacts.python_syntax import Aliases, argument, string_literal
+from pbtxt_lint.artifacts.python_syntax import (
+    Aliases,
+    argument,
+    int_literal,
+    source_text,
+    string_literal,
+)
+from pbtxt_lint.artifacts.python_values import (
+    Arr,
+    Encoding,
+    Flow,
+    InputFacts,
+    OutputValue,
+    Py,
+    Reshape,
+    ResponseValue,
+    Sent,
+    Seq,
+    Tag,
+    Value,
+    as_int,
+    constant,
+    empty,
+    from_request,
+    input_array,
+    join,
+    join_env,
+    length_of,
+    sent_by,
+    seq_of,
+    size_of,
+    unsized,
+)
 
 MAX_STEPS = 50_000
 """Expressions evaluated at most per model.py (inlined calls included)."""
@@ -43,173 +83,6 @@ MAX_DEPTH = 4
 """Nested calls to the module's own functions followed at most."""
 
 _NO_RANK = -1
-
-
-@dataclass(frozen=True)
-class InputFacts:
-    """What the config says of one input, as `as_numpy()` shows it."""
-
-    dtype: str | None
-    rank: int | None
-    """Batch axis included."""
-    item_size: int | None
-    """Elements per batch item (per request when the model does not batch); None when a
-    dim is variable."""
-    batched: bool
-    dims: tuple[int, ...] | None = None
-    """The config's dims (reshape.shape when given), batch axis excluded."""
-
-
-@dataclass(frozen=True)
-class Arr:
-    """An abstract NumPy array."""
-
-    dtype: str | None
-    why: str = ""
-    """How it got that dtype: 'np.argmax(...) returns int64 (line 13)'."""
-    rank: int | None = None
-    batch: bool | None = None
-    """True: axis 0 is the request's batch axis; False: there is none; None: unknown."""
-    source: str | None = None
-    """The input it derives from."""
-    size: int | None = None
-    """Elements per batch item (batch True) or in all (batch False); None: unknown."""
-    dropped: str = ""
-    """The operation that removed the batch axis: 'logits[0] (line 17)'."""
-    axis0: str = ""
-    """An operation that treats axis 0 of an input without batch axis as a batch."""
-    dims: Dims | None = None
-    """The size of each axis (batch axis included), None when the rank is unknown."""
-
-    def __post_init__(self) -> None:
-        # every operation that changes the rank without computing dims forgets them
-        if self.dims is not None and (self.rank != len(self.dims) or not sz.known(self.dims)):
-            object.__setattr__(self, "dims", None)
-
-
-@dataclass(frozen=True)
-class Py:
-    """A Python scalar: "int", "float", "bool", "str", "bytes" or "none"."""
-
-    kind: str
-    text: str = ""
-    """A short string literal's value (a dtype may be named by one: "float32")."""
-    size: Size | None = None
-    """An int's (or integral float's) value; for a str or bytes, its length."""
-
-
-@dataclass(frozen=True)
-class Sent:
-    """The `pb_utils.Tensor`s a list holds, by literal name, on every path that
-    reaches a point (`must`) and on some path (`may`)."""
-
-    must: frozenset[str] = frozenset()
-    may: frozenset[str] = frozenset()
-    unknown: bool = False
-    """It may also hold a tensor the flow cannot name (a name that is not a literal, an
-    item it does not follow, a tensor appended in a loop that may not run)."""
-
-    def join(self, other: Sent) -> Sent:
-        return Sent(self.must & other.must, self.may | other.may, self.unknown or other.unknown)
-
-    def union(self, other: Sent) -> Sent:
-        return Sent(self.must | other.must, self.may | other.may, self.unknown or other.unknown)
-
-
-@dataclass(frozen=True)
-class Seq:
-    """A list or tuple whose items are `item` (joined)."""
-
-    item: Value
-    depth: int = 1
-    items: int = -1
-    """Its length when written out (a display); -1 otherwise."""
-    ints: tuple[int, ...] | None = None
-    """Its items, when all are integer literals (a literal shape)."""
-    elements: tuple[Value, ...] | None = None
-    """Its items one by one, when written out (`(len(x), 256)`, `image.shape[:2]`)."""
-    length: Size | None = None
-    """How many items it has, when known otherwise than by `items`."""
-    sent: Sent | None = None
-    """The output tensors it holds (None: not a list of tensors the flow follows)."""
-
-    @property
-    def size(self) -> Size | None:
-        return sz.Size(self.items) if self.items >= 0 else self.length
-
-
-@dataclass(frozen=True)
-class Tag:
-    """A value the checks know by role: the requests, one request, an input tensor, a
-    dtype, an output's config, an array's shape or first dim, ..."""
-
-    kind: str
-    name: str = ""
-    ref: Arr | None = None
-
-
-@dataclass(frozen=True)
-class Encoding:
-    """What a Hugging Face tokenizer call returns: `input_ids`, `attention_mask` and
-    `token_type_ids`, each [count, length]."""
-
-    count: Size | None
-    """How many texts it encoded."""
-    length: Size | None
-    """Tokens per text after padding and truncation."""
-    arrays: bool
-    """NumPy arrays (`return_tensors="np"`), else lists of lists."""
-    single: bool = False
-    """It encoded one string (lists are then one list of ids)."""
-
-
-Value = Arr | Py | Seq | Tag | Encoding | None
-
-
-@dataclass(frozen=True)
-class OutputValue:
-    """The value given to `pb_utils.Tensor(name, value)`."""
-
-    name: str
-    line: int
-    column: int
-    value: Arr | None
-
-
-@dataclass(frozen=True)
-class Reshape:
-    """A batched array reshaped to a literal shape that holds exactly one item."""
-
-    line: int
-    source: str
-    shape: tuple[int, ...]
-    item_size: int
-
-
-@dataclass(frozen=True)
-class ResponseValue:
-    """A `pb_utils.InferenceResponse(output_tensors)` without an error."""
-
-    line: int
-    column: int
-    sent: Sent | None
-    """What its output_tensors hold (None: a value the flow does not follow)."""
-    fixed: bool = False
-    """It sits in a branch of an `if` whose test reads no request data (a setting, an
-    optional input's presence, a library's result): the same branch every time."""
-
-
-@dataclass(frozen=True)
-class Flow:
-    outputs: tuple[OutputValue, ...] = ()
-    reshapes: tuple[Reshape, ...] = ()
-    complete: bool = True
-    """False when the step budget ran out (the findings are then dropped)."""
-    responses: tuple[ResponseValue, ...] = ()
-    guarded: frozenset[str] = frozenset()
-    """Output names the code adds under an `if` that reads no request data (the outputs
-    the request asks for, an optional input's presence, a setting) or in a `try` body:
-    when they are left out, it is by design."""
 
 
 def analyse_flow(
@@ -229,7 +102,7 @@ def analyse_flow(
     outputs: dict[tuple[str, int, int], Value] = {}
     for out in interpreter.outputs:
         key = (out.name, out.line, out.column)
-        outputs[key] = _join(outputs[key], out.value) if key in outputs else out.value
+        outputs[key] = join(outputs[key], out.value) if key in outputs else out.value
     responses: dict[tuple[int, int], ResponseValue] = {}
     for response in interpreter.responses:
         spot = (response.line, response.column)
@@ -257,80 +130,6 @@ class _Return(Exception):
     pass
 
 
-def _join(a: Value, b: Value) -> Value:
-    """What a value is after two paths that give `a` and `b`."""
-    if a == b:
-        return a
-    if isinstance(a, Arr) and isinstance(b, Arr):
-        return Arr(
-            a.dtype if a.dtype == b.dtype else None,
-            a.why if a.dtype == b.dtype else "",
-            a.rank if a.rank == b.rank else None,
-            a.batch if a.batch == b.batch else None,
-            a.source if a.source == b.source else None,
-            a.size if a.size == b.size else None,
-            a.dropped if a.dropped == b.dropped else "",
-            a.axis0 if a.axis0 == b.axis0 else "",
-            sz.join_dims(a.dims, b.dims) if a.rank == b.rank else None,
-        )
-    if isinstance(a, Py) and isinstance(b, Py):
-        size = sz.join(a.size, b.size)
-        if a.kind == b.kind:
-            return Py(a.kind, a.text if a.text == b.text else "", size)
-        if {a.kind, b.kind} <= {"int", "float", "bool"}:
-            return Py("float" if "float" in (a.kind, b.kind) else "int", size=size)
-        return None
-    if isinstance(a, Seq) and isinstance(b, Seq):
-        elements = None
-        if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements):
-            elements = tuple(_join(x, y) for x, y in zip(a.elements, b.elements, strict=True))
-        return Seq(
-            _join(a.item, b.item),
-            a.depth if a.depth == b.depth else 1,
-            elements=elements,
-            length=sz.join(a.size, b.size),
-            sent=a.sent.join(b.sent) if a.sent and b.sent else None,
-        )
-    if isinstance(a, Encoding) and isinstance(b, Encoding):
-        same = a.arrays == b.arrays and a.single == b.single
-        count, length = sz.join(a.count, b.count), sz.join(a.length, b.length)
-        return Encoding(count, length, a.arrays, a.single) if same else None
-    return None
-
-
-def _join_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
-    return {k: _join(a.get(k), b.get(k)) for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
-
-
-_SAME = frozenset(
-    {"abs", "absolute", "negative", "positive", "clip", "round", "around", "rint", "floor",
-     "ceil", "trunc", "sign", "sort", "flip", "fliplr", "flipud", "roll", "ascontiguousarray",
-     "asfortranarray", "copy", "nan_to_num", "square", "pad", "sigmoid"}
-)  # fmt: skip
-_FLOAT_FUNCTIONS = frozenset(
-    {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin", "cos",
-     "tan", "tanh", "sinh", "cosh", "arcsin", "arccos", "arctan", "arctanh", "deg2rad",
-     "rad2deg", "erf"}
-)  # fmt: skip
-_BINARY = frozenset({"add", "subtract", "multiply", "maximum", "minimum", "power", "fmax", "fmin"})
-_INDEX_FUNCTIONS = frozenset({"argmax", "argmin", "nanargmax", "nanargmin"})
-_REDUCE_SAME = frozenset({"max", "min", "amax", "amin", "nanmax", "nanmin", "ptp"})
-_REDUCE_MEAN = frozenset({"mean", "average", "std", "var", "median", "nanmean", "nanstd"})
-_REDUCE_SUM = frozenset({"sum", "prod", "nansum", "nanprod"})
-_BOOL_FUNCTIONS = frozenset(
-    {"isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not", "greater",
-     "less", "equal", "not_equal", "greater_equal", "less_equal", "isclose"}
-)  # fmt: skip
-_CREATE = frozenset({"zeros", "ones", "empty"})
-_LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"})
-_ARRAY = frozenset({"array", "asarray", "asanyarray"})
-_DTYPE_POSITION: Mapping[str, int] = {
-    **dict.fromkeys(("array", "asarray", "asanyarray", "zeros", "ones", "empty"), 1),
-    **dict.fromkeys(("zeros_like", "ones_like", "empty_like", "frombuffer", "fromstring"), 1),
-    "full": 2,
-    "full_like": 2,
-}
-"""Where each creation function takes `dtype` positionally."""
 _STR_METHODS = frozenset(
     {"format", "upper", "lower", "strip", "lstrip", "rstrip", "replace", "title", "capitalize"}
 )  # fmt: skip
@@ -368,6 +167,7 @@ class _Interpreter:
             if alias.name == "cv2"
         }
         self.rebound = _rebound(self.tree, nodes)
+        self.array_calls = ArrayCalls(self)
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -392,7 +192,7 @@ class _Interpreter:
                     if isinstance(target, ast.Name):
                         value = self.ev(node.value, dict(self.module_env))
                         if f"self.{target.id}" in self.rebound or "self.*" in self.rebound:
-                            value = _unsized(value)
+                            value = unsized(value)
                         self.self_env[target.id] = _named(target, node.value, value)
         for name, first in (("initialize", None), ("execute", Tag("requests"))):
             method = self.methods.get(name)
@@ -427,7 +227,7 @@ class _Interpreter:
             returned, self.returns = self.returns, saved
         result: Value = None
         for index, value in enumerate(returned):
-            result = value if index == 0 else _join(result, value)
+            result = value if index == 0 else join(result, value)
         self.memo[key] = result
         return result
 
@@ -448,9 +248,7 @@ class _Interpreter:
             self.assign(node.target, _named(node.target, node.value, value), env)
         elif isinstance(node, ast.AugAssign):
             current = self.ev(node.target, env) if isinstance(node.target, ast.Name) else None
-            self.assign(
-                node.target, self.binop(node.op, current, self.ev(node.value, env), node), env
-            )
+            self.assign(node.target, binop(node.op, current, self.ev(node.value, env), node), env)
         elif isinstance(node, ast.Expr):
             self.ev(node.value, env)
         elif isinstance(node, ast.Return):
@@ -515,7 +313,7 @@ class _Interpreter:
                 value = env.get(node.id, self.module_env.get(node.id))
                 if isinstance(value, Tag) and value.kind in ("requested", "tensor"):
                     return False
-                found = found or _from_request(value)
+                found = found or from_request(value)
         return found
 
     def branch(self, body: Sequence[ast.stmt], env: dict[str, Value]) -> None:
@@ -527,11 +325,11 @@ class _Interpreter:
     def assign(self, target: ast.expr, value: Value, env: dict[str, Value]) -> None:
         if isinstance(target, ast.Name):
             if env is self.module_env and target.id in self.rebound:
-                value = _unsized(value)
+                value = unsized(value)
             env[target.id] = value
         elif isinstance(target, ast.Attribute) and _is_self(target.value):
             if f"self.{target.attr}" in self.rebound or "self.*" in self.rebound:
-                value = _unsized(value)
+                value = unsized(value)
             self.self_env[target.attr] = value
         elif isinstance(target, ast.Tuple | ast.List):
             item = value.item if isinstance(value, Seq) else None
@@ -559,7 +357,7 @@ class _Interpreter:
             parts: list[Value] = [
                 self.element(v, a) for v, a in zip(values, iterable.args, strict=True)
             ]
-            lengths = [_length(v) for v in values]
+            lengths = [length_of(v) for v in values]
             if iterable.func.id == "enumerate":
                 parts = [Py("int"), *(parts[:1] or [None])]
             if isinstance(target, ast.Tuple):
@@ -571,7 +369,7 @@ class _Interpreter:
             return lengths[0] if lengths and single else None
         value = self.ev(iterable, env)
         self.assign(target, self.element(value, iterable), env)
-        return _length(value)
+        return length_of(value)
 
     def element(self, value: Value, node: ast.expr) -> Value:
         """An item of `value` when iterated."""
@@ -580,7 +378,7 @@ class _Interpreter:
         if isinstance(value, Seq):
             return value.item
         if isinstance(value, Arr):
-            where = f"for ... in {_text(node)} (line {node.lineno})"
+            where = f"for ... in {source_text(node)} (line {node.lineno})"
             return self.drop_axis0(value, where)
         return None
 
@@ -595,14 +393,14 @@ class _Interpreter:
         """`env` after a branch point whose other path gives `other` (each entry of the
         environments counts as a step: large ones joined often cost time)."""
         self.step(1 + (len(env) + len(other)) // 8)
-        env.update(_join_env(env, other))
+        env.update(join_env(env, other))
 
     def ev(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
         if node is None:
             return None
         self.step()
         if isinstance(node, ast.Constant):
-            return _constant(node.value, node.lineno)
+            return constant(node.value, node.lineno)
         if isinstance(node, ast.Name):
             if node.id in env:
                 return env[node.id]
@@ -624,9 +422,9 @@ class _Interpreter:
                 for condition in generator.ifs:
                     self.ev(condition, inner)
             simple = len(node.generators) == 1 and not node.generators[0].ifs
-            return replace(_seq(self.ev(node.elt, inner)), length=lengths[0] if simple else None)
+            return replace(seq_of(self.ev(node.elt, inner)), length=lengths[0] if simple else None)
         if isinstance(node, ast.BinOp):
-            return self.binop(node.op, self.ev(node.left, env), self.ev(node.right, env), node)
+            return binop(node.op, self.ev(node.left, env), self.ev(node.right, env), node)
         if isinstance(node, ast.UnaryOp):
             operand = self.ev(node.operand, env)
             if isinstance(node.op, ast.Not):
@@ -634,7 +432,7 @@ class _Interpreter:
             if isinstance(operand, Py) and operand.kind == "bool":
                 return Py("int")
             if isinstance(operand, Py) and isinstance(node.op, ast.USub):
-                why = f"{_text(node)} (line {node.lineno})"
+                why = f"{source_text(node)} (line {node.lineno})"
                 return replace(operand, size=sz.multiply(operand.size, Size(-1), why))
             return operand if isinstance(operand, Arr | Py) else None
         if isinstance(node, ast.Compare):
@@ -653,11 +451,11 @@ class _Interpreter:
             result: Value = None
             for index, operand_node in enumerate(node.values):
                 operand = self.ev(operand_node, env)
-                result = operand if index == 0 else _join(result, operand)
+                result = operand if index == 0 else join(result, operand)
             return result
         if isinstance(node, ast.IfExp):
             self.ev(node.test, env)
-            return _join(self.ev(node.body, env), self.ev(node.orelse, env))
+            return join(self.ev(node.body, env), self.ev(node.orelse, env))
         if isinstance(node, ast.Subscript):
             return self.subscript(node, env)
         if isinstance(node, ast.Call):
@@ -680,13 +478,13 @@ class _Interpreter:
         values = [self.ev(e, env) for e in elements]
         item: Value = None
         for index, value in enumerate(values):
-            item = value if index == 0 else _join(item, value)
+            item = value if index == 0 else join(item, value)
         depth = item.depth + 1 if isinstance(item, Seq) else 1
-        ints = tuple(_int_literal(e) for e in elements)
+        ints = tuple(int_literal(e) for e in elements)
         literal = tuple(i for i in ints if i is not None) if None not in ints else None
         sent = Sent()
         for value in values:
-            sent = sent.union(_sent_by(value))
+            sent = sent.union(sent_by(value))
         return Seq(item if values else None, depth, len(values), literal, tuple(values), sent=sent)
 
     def attribute(self, node: ast.Attribute, env: dict[str, Value]) -> Value:
@@ -697,7 +495,7 @@ class _Interpreter:
             return self.numpy_attribute(numpy)
         owner = self.ev(node.value, env)
         if isinstance(owner, Encoding):
-            return self.encoded(owner, node.attr, node)
+            return encoded(owner, node.attr, node)
         if isinstance(owner, Arr):
             if node.attr == "T":
                 batch = None if owner.rank != 1 else owner.batch
@@ -707,9 +505,11 @@ class _Interpreter:
             if node.attr == "dtype":
                 return Tag("dtype", owner.dtype or "")
             if node.attr == "ndim" and owner.rank is not None:
-                return Py("int", size=Size(owner.rank, (), f"{_text(node)} (line {node.lineno})"))
+                return Py(
+                    "int", size=Size(owner.rank, (), f"{source_text(node)} (line {node.lineno})")
+                )
             if node.attr == "size" and owner.dims is not None:
-                why = f"{_text(node)} (line {node.lineno})"
+                why = f"{source_text(node)} (line {node.lineno})"
                 total = sz.product(owner.dims)
                 size = sz.constant(total, why) if total is not None else sz.opaque(
                     "size", owner.dims, why
@@ -745,10 +545,10 @@ class _Interpreter:
                 return self.shape_part(owner.ref, index, node, env)
             return None
         if isinstance(owner, Encoding):
-            return self.encoded(owner, string_literal(index), node)
+            return encoded(owner, string_literal(index), node)
         if isinstance(owner, Seq):
             if not isinstance(index, ast.Slice):
-                position = _int_literal(index)
+                position = int_literal(index)
                 if position is None:
                     self.ev(index, env)
                 elements = owner.elements
@@ -767,7 +567,7 @@ class _Interpreter:
             self.ev(index, env)
             return None
         parts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
-        where = f"{_text(node)} (line {node.lineno})"
+        where = f"{source_text(node)} (line {node.lineno})"
         removed = added = 0
         first = ""
         kinds: list[tuple[str, Value]] = []
@@ -801,7 +601,7 @@ class _Interpreter:
     ) -> Value:
         """`array.shape[index]`: an int (`Tag("dim0")` for axis 0), or a tuple of them."""
         dims = array.dims
-        position = _int_literal(index)
+        position = int_literal(index)
         if position == 0 and not isinstance(index, ast.Slice):
             return Tag("dim0", ref=array)
         if position is not None:
@@ -826,8 +626,8 @@ class _Interpreter:
             self.ev(index, env)
             return None, None
         bounds = (index.lower, index.upper, index.step)
-        values = [_size_of(self.ev(b, env)) if b is not None else None for b in bounds]
-        ints = [_int_literal(b) if b is not None else None for b in bounds]
+        values = [size_of(self.ev(b, env)) if b is not None else None for b in bounds]
+        ints = [int_literal(b) if b is not None else None for b in bounds]
         literal = None
         if (
             all(i is not None or b is None for i, b in zip(ints, bounds, strict=True))
@@ -835,7 +635,7 @@ class _Interpreter:
         ):
             literal = slice(*ints)
         given = (index.lower is not None, index.upper is not None, index.step is not None)
-        why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})" if any(given) else ""
+        why = f"{source_text(node)} (line {getattr(node, 'lineno', 0)})" if any(given) else ""
         return sz.sliced(size, values[0], values[1], values[2], given, why), literal
 
     def index_kind(self, part: ast.expr, env: dict[str, Value]) -> tuple[str | None, Value]:
@@ -888,7 +688,7 @@ class _Interpreter:
             elif kind == "int":
                 axis += 1
             elif kind == "new":
-                result.append(Size(1, (), f"{_text(node)} (line {node.lineno})"))
+                result.append(Size(1, (), f"{source_text(node)} (line {node.lineno})"))
             elif kind == "ellipsis" and dims is not None:
                 count = len(dims) - consumed
                 result.extend(dims[axis : axis + count])
@@ -898,7 +698,7 @@ class _Interpreter:
                 axis += 1
             elif kind == "mask" and isinstance(value, Arr):
                 request = value.source or owner.source
-                why = f"{_text(node)} (line {node.lineno})"
+                why = f"{source_text(node)} (line {node.lineno})"
                 result.append(
                     sz.symbol(f"r:mask@{node.lineno}:{node.col_offset}", why) if request else None
                 )
@@ -923,84 +723,6 @@ class _Interpreter:
         facts = self.inputs.get(array.source or "")
         return facts is not None and facts.rank is not None and array.rank == facts.rank
 
-    # --- operators -----------------------------------------------------------------------
-
-    def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
-        line = getattr(node, "lineno", 0)
-        symbol = _SYMBOLS.get(type(op), "?")
-        left, right = _as_int(left), _as_int(right)
-        sized = any(isinstance(v, Py | Seq) and v.size is not None for v in (left, right))
-        why = f"{_text(node)} (line {line})" if sized else ""
-        if isinstance(left, Py) and isinstance(right, Py):
-            kinds = {left.kind, right.kind}
-            if kinds & {"str", "bytes"}:
-                text = left if left.kind in ("str", "bytes") else right
-                joined = isinstance(op, ast.Add) and left.kind == right.kind
-                return Py(text.kind, size=sz.add(left.size, right.size, why) if joined else None)
-            result_size = _arithmetic(op, left.size, right.size, why)
-            if isinstance(op, ast.Div) or "float" in kinds:
-                return Py("float", size=result_size)
-            return Py("int", size=result_size) if kinds <= {"int", "bool"} else None
-        if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(op, ast.Add):
-            length = sz.add(left.size, right.size, why)
-            elements = None
-            if left.elements is not None and right.elements is not None:
-                elements = left.elements + right.elements
-            if _empty(left) or _empty(right):
-                kept = right if _empty(left) else left
-                return replace(_seq(kept.item), length=length, elements=kept.elements)
-            return replace(_seq(_join(left.item, right.item)), length=length, elements=elements)
-        if isinstance(op, ast.Mult) and {type(left), type(right)} == {Seq, Py}:
-            seq = left if isinstance(left, Seq) else right
-            count = right if isinstance(right, Py) else left
-            if isinstance(seq, Seq) and isinstance(count, Py) and count.kind == "int":
-                return replace(_seq(seq.item), length=sz.multiply(seq.size, count.size, why))
-            return None
-        if not (isinstance(left, Arr) or isinstance(right, Arr)):
-            return None
-        arrays = [v for v in (left, right) if isinstance(v, Arr)]
-        scalar = next((v for v in (left, right) if isinstance(v, Py)), None)
-        if len(arrays) == 2:
-            a, b = arrays
-            dtype = npt.promote(a.dtype, b.dtype)
-            if isinstance(op, ast.MatMult):
-                base = a
-                rank = _matmul_rank(a.rank, b.rank)
-            else:
-                base = a if (a.rank or 0) >= (b.rank or 0) else b
-                rank = max(a.rank, b.rank) if a.rank is not None and b.rank is not None else None
-            why = a.why if dtype == a.dtype else b.why if dtype == b.dtype else ""
-            if not why and dtype is not None:
-                why = f"{a.dtype} {symbol} {b.dtype} gives {dtype} (line {line})"
-            size = base.size if a.rank == b.rank and not isinstance(op, ast.MatMult) else None
-            dims = (
-                _matmul_dims(a.dims, b.dims)
-                if isinstance(op, ast.MatMult)
-                else sz.broadcast(a.dims, b.dims)
-            )
-            result = replace(base, dtype=dtype, why=why, rank=rank, size=size, dims=dims)
-        elif scalar is not None and scalar.kind in ("int", "float", "bool"):
-            array = arrays[0]
-            dtype = npt.with_scalar(array.dtype, scalar.kind)
-            why = array.why if dtype == array.dtype else (
-                f"{array.dtype} array {symbol} Python {scalar.kind} gives {dtype} (line {line})"
-            )  # fmt: skip
-            result = replace(array, dtype=dtype, why=why)
-        else:
-            array = arrays[0]
-            return replace(array, dtype=None, why="", rank=None, batch=None, size=None)
-        if isinstance(op, ast.Div):
-            divided = npt.true_divide(result.dtype)
-            if divided != result.dtype:
-                operands = " / ".join(
-                    f"{v.dtype} array" if isinstance(v, Arr) else f"Python {getattr(v, 'kind', '')}"
-                    for v in (left, right)
-                )
-                result = replace(
-                    result, dtype=divided, why=f"{operands} gives {divided} (line {line})"
-                )
-        return result
-
     # --- calls ---------------------------------------------------------------------------
 
     def call(self, node: ast.Call, env: dict[str, Value]) -> Value:
@@ -1012,18 +734,18 @@ class _Interpreter:
             return self.utility(utility, node, args, kwargs)
         numpy = self.aliases.numpy(func)
         if numpy is not None:
-            return self.numpy_call(numpy, node, args, kwargs)
+            return self.array_calls.numpy_call(numpy, node, args, kwargs)
         if isinstance(func, ast.Attribute) and _is_self(func.value) and func.attr in self.methods:
             return self.invoke(self.methods[func.attr], [Tag("self"), *args], kwargs)
-        if _tokenizer_call(node) and not (isinstance(func, ast.Name) and func.id in self.functions):
-            return self.tokenized(node, args, kwargs)
+        if tokenizer_call(node) and not (isinstance(func, ast.Name) and func.id in self.functions):
+            return tokenized(node, args, kwargs)
         if (
             isinstance(func, ast.Attribute)
             and func.attr == "resize"
             and isinstance(func.value, ast.Name)
             and func.value.id in self.cv2
         ):
-            return self.resized(node, args, kwargs)
+            return resized(node, args, kwargs)
         if isinstance(func, ast.Attribute):
             owner = self.ev(func.value, env)
             if isinstance(owner, Seq) and func.attr in ("append", "insert", "extend") and args:
@@ -1041,9 +763,9 @@ class _Interpreter:
     ) -> None:
         """`target.append(added)` (or insert / extend): the list's items now include it."""
         item = (added.item if isinstance(added, Seq) else None) if how == "extend" else added
-        grown = _seq(item) if _empty(owner) else _seq(_join(owner.item, item))
+        grown = seq_of(item) if empty(owner) else seq_of(join(owner.item, item))
         if owner.sent is not None:
-            more = _sent_by(added)
+            more = sent_by(added)
             if how == "extend":
                 known = isinstance(added, Seq) and added.sent is not None
                 more = (
@@ -1095,13 +817,13 @@ class _Interpreter:
     def builtin(self, name: str, node: ast.Call, args: list[Value]) -> Value:
         value = args[0] if args else None
         sizes = name in ("float", "int", "range", "min", "max", "round", "abs")
-        why = f"{_text(node)} (line {node.lineno})" if sizes else ""
+        why = f"{source_text(node)} (line {node.lineno})" if sizes else ""
         if name in ("float", "int") and isinstance(value, Arr):
             request = value.source is not None and value.rank in (0, 1, None)
             size = sz.symbol(f"r:value@{node.lineno}:{node.col_offset}", why) if request else None
             return Py(name, size=size)  # int(x[0]): a value of the request
         if name in ("float", "int"):
-            size = _size_of(_as_int(value))
+            size = size_of(as_int(value))
             if name == "int" and isinstance(value, Py) and value.kind == "float":
                 size = size if size is None or size.constant is not None else sz.opaque(
                     "int", (size,), why
@@ -1118,23 +840,23 @@ class _Interpreter:
                 return Py("int", size=value.size)
             return Py("int")
         if name == "range":
-            return Seq(Py("int"), length=_range_length([_size_of(_as_int(a)) for a in args], why))
+            return Seq(Py("int"), length=range_length([size_of(as_int(a)) for a in args], why))
         if name in ("list", "tuple", "sorted"):
             if isinstance(value, Seq):
                 return value
             if isinstance(value, Arr):
-                return replace(_seq(self.element(value, node.args[0])), length=_length(value))
+                return replace(seq_of(self.element(value, node.args[0])), length=length_of(value))
             return Seq(None)
         if name in ("min", "max") and len(args) >= 2:
-            numbers = [_as_int(a) for a in args]
+            numbers = [as_int(a) for a in args]
             if all(isinstance(n, Py) and n.kind in ("int", "float") for n in numbers):
                 kind = "float" if any(getattr(n, "kind", "") == "float" for n in numbers) else "int"
-                return Py(kind, size=sz.extreme(name, [_size_of(n) for n in numbers], why))
+                return Py(kind, size=sz.extreme(name, [size_of(n) for n in numbers], why))
             return None
-        if name in ("round", "abs") and isinstance(_as_int(value), Py):
-            number = _as_int(value)
+        if name in ("round", "abs") and isinstance(as_int(value), Py):
+            number = as_int(value)
             assert isinstance(number, Py)
-            size = _size_of(number)
+            size = size_of(number)
             if size is not None and size.constant is not None and name == "abs":
                 size = sz.constant(abs(size.constant), why)
             elif size is not None and size.constant is None:
@@ -1152,15 +874,15 @@ class _Interpreter:
         kwargs: Mapping[str, Value],
     ) -> Value:
         if isinstance(owner, Tag) and owner.kind == "tensor" and name == "as_numpy":
-            return self.input_array(owner.name, node.lineno)
+            return input_array(self.inputs, owner.name, node.lineno)
         if isinstance(owner, Tag) and owner.kind == "request" and name == "get_response_sender":
             return Tag("sender")
         if isinstance(owner, Tag) and owner.kind == "request" and name == "requested_output_names":
             return Tag("requested")
         if isinstance(owner, Arr):
-            return self.array_method(owner, name, node, args, kwargs)
+            return self.array_calls.array_method(owner, name, node, args, kwargs)
         if isinstance(owner, Py) and owner.kind in ("str", "bytes"):
-            why = f"{_text(node)} (line {node.lineno})"
+            why = f"{source_text(node)} (line {node.lineno})"
             size = sz.opaque(name, (owner.size,), why)
             if name == "join" or name in _STR_METHODS:
                 return Py(owner.kind, size=size)
@@ -1176,523 +898,6 @@ class _Interpreter:
         if isinstance(owner, Seq) and name in ("append", "extend", "insert"):
             return None
         return None
-
-    def tokenized(self, node: ast.Call, args: list[Value], kwargs: Mapping[str, Value]) -> Value:
-        """A Hugging Face tokenizer call (`tokenizer(texts, padding=..., max_length=...,
-        truncation=..., return_tensors="np")`): how many texts, and how many tokens
-        each gets. Only padding to a max_length with truncation fixes that length
-        (transformers `PreTrainedTokenizerBase._get_padding_truncation_strategies`);
-        padding to the longest text, or none, leaves it to the request."""
-        tensors = _option(argument(node, 99, "return_tensors"))
-        if tensors not in ("", "np", "numpy"):
-            return None  # torch or TensorFlow tensors: not followed
-        texts = args[0] if args else kwargs.get("text", kwargs.get("batch_text_or_text_pairs"))
-        single = isinstance(texts, Py) and texts.kind == "str"
-        count = Size(1) if single else texts.size if isinstance(texts, Seq) else None
-        padding = _option(argument(node, 99, "padding"))
-        truncation = _option(argument(node, 99, "truncation"))
-        limit_node = argument(node, 99, "max_length")
-        limit = _size_of(_as_int(kwargs.get("max_length")))
-        line = node.lineno
-        truncates = truncation not in ("", "false", "do_not_truncate")
-        length: Size | None
-        if padding == "?" or truncation == "?":
-            length = None
-        elif padding == "max_length" and truncates:
-            shown = _text(limit_node)
-            if limit is not None and limit.constant is not None:
-                value = "" if shown == str(limit.constant) else f" = {limit.constant}"
-                why = f'padding="max_length" with max_length={shown}{value} (line {line})'
-                length = Size(limit.constant, (), why)
-            else:
-                length = None  # the tokenizer's own model_max_length, or unknown
-        elif padding == "max_length":
-            why = f'padding="max_length" without truncation keeps longer texts whole (line {line})'
-            length = sz.symbol(f"r:tokens@{line}:{node.col_offset}", why)
-        elif padding in ("true", "longest"):
-            why = f"the tokenizer pads to the longest text of the request (line {line})"
-            length = sz.symbol(f"r:tokens@{line}:{node.col_offset}", why)
-        elif padding in ("", "false", "do_not_pad"):
-            why = f"the tokenizer does not pad: each text keeps its own length (line {line})"
-            length = sz.symbol(f"r:tokens@{line}:{node.col_offset}", why)
-        else:
-            length = None
-        return Encoding(count, length, tensors != "", single)
-
-    def encoded(self, encoding: Encoding, key: str | None, node: ast.AST) -> Value:
-        """`encoding["input_ids"]` (or `.input_ids`): [count, length] ints."""
-        if key not in ("input_ids", "attention_mask", "token_type_ids"):
-            return None
-        if encoding.arrays:
-            why = f"the tokenizer returns int64 (line {getattr(node, 'lineno', 0)})"
-            return Arr("int64", why, 2, None, dims=(encoding.count, encoding.length))
-        row = Seq(Py("int"), length=encoding.length)
-        if encoding.single:
-            return row  # a single text: one list of ids
-        return Seq(row, 2, length=encoding.count)
-
-    def resized(self, node: ast.Call, args: list[Value], kwargs: Mapping[str, Value]) -> Value:
-        """`cv2.resize(image, (width, height))`: [height, width, channels...]."""
-        image = args[0] if args else kwargs.get("src")
-        size = args[1] if len(args) > 1 else kwargs.get("dsize")
-        if not isinstance(image, Arr) or image.rank is None or image.rank < 2:
-            return None
-        dims: Dims | None = None
-        if isinstance(size, Seq) and size.elements is not None and len(size.elements) == 2:
-            width, height = (_size_of(_as_int(e)) for e in size.elements)
-            if not (width is not None and width.constant == 0):
-                rest = image.dims[2:] if image.dims is not None else (None,) * (image.rank - 2)
-                dims = (height, width, *rest)
-        return Arr(image.dtype, image.why, image.rank, False, image.source, dims=dims)
-
-    def input_array(self, name: str, line: int) -> Value:
-        facts = self.inputs.get(name)
-        if facts is None:
-            return None
-        dims: list[Size | None] = []
-        if facts.batched:
-            dims.append(sz.symbol(sz.BATCH, f'the batch size of input "{name}"'))
-        for axis, dim in enumerate(facts.dims or ()):
-            dims.append(
-                Size(dim, (), f'input "{name}" dims {_dims_text(facts.dims or ())}')
-                if dim >= 0
-                else sz.symbol(
-                    f"r:{name}:{axis}", f'axis {axis + facts.batched} of input "{name}" (-1)'
-                )
-            )
-        return Arr(
-            facts.dtype,
-            f'input "{name}" is {facts.dtype} (line {line})' if facts.dtype else "",
-            facts.rank,
-            facts.batched,
-            name,
-            facts.item_size,
-            dims=tuple(dims) if facts.dims is not None else None,
-        )
-
-    def array_method(
-        self, array: Arr, name: str, node: ast.Call, args: list[Value], kwargs: Mapping[str, Value]
-    ) -> Value:
-        line = node.lineno
-        if name in ("astype", "view"):
-            dtype = _dtype(args[0] if args else kwargs.get("dtype"))
-            shown = _text(node.args[0]) if node.args else "?"
-            why = f".{name}({shown}) makes it {dtype} (line {line})" if dtype else ""
-            same = name == "astype" or dtype == array.dtype
-            return replace(array, dtype=dtype, why=why, dims=array.dims if same else None)
-        if name == "reshape":
-            shape = args[0] if len(args) == 1 and isinstance(args[0], Seq) else None
-            first = args[0] if args and shape is None else None
-            sizes = shape.elements if shape is not None else tuple(args)
-            result = self.reshape(array, node, node.args if shape is None else None, shape, first)
-            return _with_dims(result, _reshaped_dims(array, sizes, node))
-        if name == "transpose":
-            axes = [_int_literal(a) for a in node.args]
-            if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple | ast.List):
-                axes = [_int_literal(a) for a in node.args[0].elts]
-            keeps = bool(axes) and axes[0] == 0
-            batch = array.batch if keeps or array.rank == 1 else None
-            return replace(array, batch=batch, dims=sz.permuted(array.dims, axes))
-        if name in ("copy", "clip", "round", "squeeze_", "__array__"):
-            return array
-        if name in ("flatten", "ravel"):
-            where = f"{_text(node)} (line {line})"
-            return _with_dims(self.merge_axes(array, 1, where), _flat_dims(array.dims, where))
-        if name == "squeeze":
-            axis = _int_literal(argument(node, 0, "axis"))
-            if axis is None:
-                return replace(array, rank=None, batch=None, size=None)
-            return self.reduce(
-                array, array.dtype, array.why, node, axis_node=argument(node, 0, "axis")
-            )
-        if name in ("sum", "prod", "cumsum"):
-            dtype = npt.sum_dtype(array.dtype)
-            why = (
-                array.why
-                if dtype == array.dtype
-                else f".{name}() of {array.dtype} is {dtype} (line {line})"
-            )
-            if name == "cumsum":
-                along = argument(node, 0, "axis") is not None
-                return replace(array, dtype=dtype, why=why, dims=array.dims if along else None)
-            return self.reduce(array, dtype, why, node)
-        if name in ("mean", "std", "var"):
-            dtype = npt.mean_dtype(array.dtype)
-            why = (
-                array.why
-                if dtype == array.dtype
-                else f".{name}() of {array.dtype} is {dtype} (line {line})"
-            )
-            return self.reduce(array, dtype, why, node)
-        if name in ("max", "min", "any", "all"):
-            dtype = "bool" if name in ("any", "all") else array.dtype
-            return self.reduce(array, dtype, array.why if dtype == array.dtype else "", node)
-        if name in ("argmax", "argmin"):
-            why = f".{name}() returns int64 (line {line})"
-            return self.reduce(array, "int64", why, node)
-        if name == "argsort":
-            return replace(array, dtype="int64", why=f".argsort() returns int64 (line {line})")
-        if name == "tolist":
-            return Seq(None, length=array.dims[0] if array.dims else None)
-        if name == "decode" and array.rank in (0, None):
-            where = f"{_text(node)} (line {line})"
-            size = sz.symbol(f"r:text@{line}:{node.col_offset}", where) if array.source else None
-            return Py("str", size=size)  # an item of a TYPE_STRING input
-        return None
-
-    def reshape(
-        self,
-        array: Arr,
-        node: ast.Call,
-        arg_nodes: Sequence[ast.expr] | None,
-        shape: Seq | None,
-        first_value: Value = None,
-    ) -> Value:
-        """`array.reshape(...)`: a literal shape, or one that keeps (or invents) axis 0."""
-        if shape is not None:
-            literal, rank = shape.ints, shape.items if shape.items >= 0 else None
-        elif arg_nodes is not None and not any(isinstance(a, ast.Starred) for a in arg_nodes):
-            ints = [_int_literal(a) for a in arg_nodes]
-            literal = tuple(i for i in ints if i is not None) if None not in ints else None
-            rank = len(arg_nodes)
-        else:
-            return replace(array, rank=None, batch=None, size=None)
-        where = f"{_text(node)} (line {node.lineno})"
-        if literal is not None:
-            size = math.prod(literal) if all(d > 0 for d in literal) else None
-            if array.batch is True and size is not None and size == array.size and array.source:
-                self.reshapes.append(Reshape(node.lineno, array.source, literal, size))
-            if array.batch is True:
-                return replace(array, rank=rank, batch=False, size=size, dropped=where)
-            return replace(array, rank=rank, batch=False, size=size)
-        first = (
-            first_value.ref if isinstance(first_value, Tag) and first_value.kind == "dim0" else None
-        )
-        if first is not None:
-            if first.batch is True:
-                return replace(array, rank=rank, batch=True, size=None)
-            if first.batch is False and first.source and self.whole(first):
-                return replace(array, rank=rank, batch=None, size=None, axis0=first.axis0 or where)
-        return replace(array, rank=rank, batch=None, size=None)
-
-    def merge_axes(self, array: Arr, rank: int, where: str) -> Arr:
-        if array.batch is True:
-            return replace(array, rank=rank, batch=False, size=None, dropped=where)
-        return replace(array, rank=rank, batch=None, size=None)
-
-    def reduce(
-        self,
-        array: Arr,
-        dtype: str | None,
-        why: str,
-        node: ast.Call,
-        axis_node: ast.expr | None = None,
-        first_arg: int = 0,
-    ) -> Arr:
-        """A reduction along `axis` (all axes without one)."""
-        axis_node = axis_node if axis_node is not None else argument(node, first_arg, "axis")
-        keep = argument(node, 99, "keepdims")
-        keepdims = isinstance(keep, ast.Constant) and keep.value is True
-        result = self.reduced(array, dtype, why, node, axis_node, keepdims)
-        return replace(result, dims=_reduced_dims(array, axis_node, keepdims, node))
-
-    def reduced(
-        self,
-        array: Arr,
-        dtype: str | None,
-        why: str,
-        node: ast.Call,
-        axis_node: ast.expr | None,
-        keepdims: bool,
-    ) -> Arr:
-        """The rank and batch axis after a reduction."""
-        where = f"{_text(node)} (line {node.lineno})"
-        base = replace(array, dtype=dtype, why=why if dtype is not None else "")
-        if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
-            if keepdims:
-                return replace(base, batch=None, size=None)
-            return self.merge_axes(replace(base), 0, where) if array.batch else replace(
-                base, rank=0, batch=None, size=None
-            )  # fmt: skip
-        axes = (
-            [_int_literal(a) for a in axis_node.elts]
-            if isinstance(axis_node, ast.Tuple | ast.List)
-            else [_int_literal(axis_node)]
-        )
-        if None in axes or array.rank is None:
-            return replace(base, rank=None if not keepdims else array.rank, batch=None, size=None)
-        normal = {a if a is not None and a >= 0 else (a or 0) + array.rank for a in axes}
-        rank = array.rank if keepdims else array.rank - len(normal)
-        if 0 in normal:
-            if keepdims:
-                return replace(base, batch=None, size=None)
-            return self.merge_axes(base, rank, where)
-        return replace(base, rank=rank, size=None)
-
-    def numpy_call(
-        self, name: str, node: ast.Call, args: list[Value], kwargs: Mapping[str, Value]
-    ) -> Value:
-        line = node.lineno
-        first = args[0] if args else None
-        array = first if isinstance(first, Arr) else None
-        label = f"np.{name}(...)"
-        dtype: str | None
-        at = _DTYPE_POSITION.get(name)
-        if at is not None and "dtype" not in kwargs and len(args) > at:
-            kwargs = {**kwargs, "dtype": args[at]}  # np.array(x, np.float32)
-        if name in npt.DTYPE_NAMES:  # np.float32(x)
-            dtype = npt.DTYPE_NAMES[name]
-            why = f"np.{name}(...) (line {line})"
-            if array is not None:
-                return replace(array, dtype=dtype, why=why)
-            return Arr(dtype, why, 0, False)
-        if name in _ARRAY:
-            return self.array_of(first, kwargs, node, label)
-        if name in _CREATE or name == "full":
-            given = "dtype" in kwargs
-            dtype = _dtype(kwargs.get("dtype")) if given else None
-            why = ""
-            if not given:
-                fill = args[1] if name == "full" and len(args) > 1 else None
-                dtype = "float64" if name != "full" else _literal_dtype(fill)
-                why = f"{label} without dtype= is {dtype} (line {line})" if dtype else ""
-            shape = first
-            rank = shape.items if isinstance(shape, Seq) and shape.items >= 0 else None
-            if isinstance(shape, Py | Tag) and not isinstance(shape, Seq):
-                rank = 1 if isinstance(shape, Py) and shape.kind == "int" else rank
-            return Arr(dtype, why, rank, None, dims=_shape_dims(shape))
-        if name in _LIKE:
-            if array is None:
-                return None
-            if "dtype" in kwargs:
-                return replace(array, dtype=_dtype(kwargs["dtype"]), why="")
-            return array
-        if name in ("arange", "linspace", "frombuffer", "fromstring", "eye", "identity"):
-            numbers = [_as_int(a) for a in args]
-            length = None
-            if name == "arange" and "step" not in kwargs:
-                length = _range_length(
-                    [_size_of(n) for n in numbers], f"{_text(node)} (line {line})"
-                )
-            elif name == "linspace":
-                length = _size_of(_as_int(args[2] if len(args) > 2 else kwargs.get("num")))
-            if "dtype" in kwargs:
-                dtype = _dtype(kwargs["dtype"])
-                why = f"{label} with dtype= (line {line})" if dtype else ""
-                if name in ("arange", "linspace"):
-                    return Arr(dtype, why, 1, False, dims=(length,))
-                return Arr(dtype, why, None)
-            if name == "arange":
-                kinds = [n.kind if isinstance(n, Py) else "" for n in numbers]
-                if args and set(kinds) <= {"int", "float", "bool"}:
-                    dtype = "float64" if "float" in kinds else "int64"
-                    what = "floats" if dtype == "float64" else "ints"
-                    why = f"{label} of Python {what} is {dtype} (line {line})"
-                    return Arr(dtype, why, 1, False, dims=(length,))
-                return None
-            if name == "linspace":
-                why = f"{label} without dtype= is float64 (line {line})"
-                return Arr("float64", why, 1, False, dims=(length,))
-            return Arr("float64", f"{label} without dtype= is float64 (line {line})", None)
-        if array is None and name not in ("stack", "concatenate", "vstack", "hstack", "where",
-                                          "einsum", "matmul", "dot"):  # fmt: skip
-            return None
-        if name in _SAME or name == "transpose":
-            if name == "transpose":
-                axes = argument(node, 1, "axes")
-                keeps = isinstance(axes, ast.Tuple | ast.List) and axes.elts and _int_literal(
-                    axes.elts[0]
-                ) == 0  # fmt: skip
-                order = [_int_literal(a) for a in axes.elts] if isinstance(
-                    axes, ast.Tuple | ast.List
-                ) else None  # fmt: skip
-                if array is None or (axes is not None and order is None):
-                    return replace(array, batch=None, dims=None) if array else None
-                dims = sz.permuted(array.dims, order)
-                return replace(array, batch=array.batch if keeps else None, dims=dims)
-            if name == "pad" and array is not None:
-                width = args[1] if len(args) > 1 else kwargs.get("pad_width")
-                return replace(array, dims=_padded_dims(array.dims, width, node))
-            flat = argument(node, 1, "axis")
-            if name == "sort" and isinstance(flat, ast.Constant) and flat.value is None:
-                return replace(array, rank=1, batch=None, size=None) if array else None
-            return array
-        if name in _FLOAT_FUNCTIONS and array is not None:
-            dtype = npt.float_function(array.dtype)
-            why = (
-                array.why
-                if dtype == array.dtype
-                else f"{label} of {array.dtype} is {dtype} (line {line})"
-            )
-            return replace(array, dtype=dtype, why=why)
-        if name in _BINARY and len(args) >= 2:
-            return self.binop(ast.Mult(), args[0], args[1], node)
-        if name in ("divide", "true_divide") and len(args) >= 2:
-            return self.binop(ast.Div(), args[0], args[1], node)
-        if name in ("matmul", "dot") and len(args) >= 2:
-            return self.binop(ast.MatMult(), args[0], args[1], node)
-        if name in _INDEX_FUNCTIONS and array is not None:
-            return self.reduce(
-                array, "int64", f"{label} returns int64 (line {line})", node, first_arg=1
-            )
-        if name == "argsort" and array is not None:
-            return replace(array, dtype="int64", why=f"{label} returns int64 (line {line})")
-        if name in ("argwhere", "nonzero", "flatnonzero"):
-            return Arr(
-                "int64", f"{label} returns int64 (line {line})", 2 if name == "argwhere" else None
-            )
-        if name in _REDUCE_SAME and array is not None:
-            return self.reduce(array, array.dtype, array.why, node, first_arg=1)
-        promote = (
-            npt.mean_dtype
-            if name in _REDUCE_MEAN
-            else npt.sum_dtype
-            if name in _REDUCE_SUM
-            else None
-        )
-        if promote is not None and array is not None:
-            dtype = promote(array.dtype)
-            why = (
-                array.why
-                if dtype == array.dtype
-                else f"{label} of {array.dtype} is {dtype} (line {line})"
-            )
-            return self.reduce(array, dtype, why, node, first_arg=1)
-        if name in _BOOL_FUNCTIONS and array is not None:
-            other = args[1] if len(args) > 1 else None
-            dims = sz.broadcast(array.dims, other.dims) if isinstance(other, Arr) else array.dims
-            if len(args) > 1 and not isinstance(other, Arr | Py):
-                dims = None
-            return replace(array, dtype="bool", why=f"{label} gives bool (line {line})", dims=dims)
-        if name == "expand_dims" and array is not None:
-            axis = _int_literal(argument(node, 1, "axis"))
-            rank = array.rank + 1 if array.rank is not None else None
-            dims = None
-            if axis is not None and array.dims is not None and rank is not None:
-                at = axis + rank if axis < 0 else axis
-                one = Size(1, (), f"{_text(node)} (line {line})")
-                dims = (*array.dims[:at], one, *array.dims[at:]) if 0 <= at < rank else None
-            if axis == 0:
-                return replace(array, rank=rank, batch=None, size=None, dropped="", dims=dims)
-            return replace(array, rank=rank, size=None, dims=dims)
-        if name == "squeeze" and array is not None:
-            squeezed = argument(node, 1, "axis")
-            if squeezed is None:
-                return replace(array, rank=None, batch=None, size=None)
-            return self.reduce(array, array.dtype, array.why, node, axis_node=squeezed)
-        if name == "reshape" and array is not None:
-            shape = args[1] if len(args) > 1 and isinstance(args[1], Seq) else None
-            if shape is None:
-                return replace(array, rank=None, batch=None, size=None)
-            result = self.reshape(array, node, None, shape)
-            return _with_dims(result, _reshaped_dims(array, shape.elements, node))
-        if name in ("stack", "concatenate", "vstack", "hstack"):
-            return self.joined(name, first, node, kwargs)
-        if name == "where" and len(args) == 3:
-            result = self.binop(ast.Add(), args[1], args[2], node)
-            if isinstance(result, Arr) and isinstance(args[0], Arr):
-                result = replace(result, dims=sz.broadcast(result.dims, args[0].dims))
-            return result
-        return None
-
-    def array_of(
-        self, value: Value, kwargs: Mapping[str, Value], node: ast.Call, label: str
-    ) -> Value:
-        """`np.array(value, dtype=...)`."""
-        line = node.lineno
-        if isinstance(value, Tag) and value.kind == "dim0":
-            value = Py("int")  # np.array(len(x))
-        given = "dtype" in kwargs
-        dtype = _dtype(kwargs.get("dtype")) if given else None
-        why = (
-            f"{label} with dtype={_text(argument(node, 1, 'dtype'))} (line {line})" if dtype else ""
-        )
-        if isinstance(value, Arr):
-            return replace(value, dtype=dtype, why=why) if given else value
-        if isinstance(value, Py):
-            if given:
-                return Arr(dtype, why, 0, False)
-            inferred = _python_dtype(value.kind)
-            return Arr(inferred, _python_why(label, value.kind, inferred, line), 0, False)
-        if isinstance(value, Seq):
-            item = value.item
-            while isinstance(item, Seq):
-                item = item.item
-            rank: int | None = value.depth
-            if isinstance(item, Arr):
-                rank = value.depth + item.rank if item.rank is not None else None
-            if item is None:
-                rank = None  # items unknown (an empty list filled where the flow cannot see)
-            dims = _seq_dims(value)
-            if given:
-                return Arr(dtype, why, rank, None, dims=dims)
-            if isinstance(item, Arr):
-                return Arr(item.dtype, item.why, rank, None, item.source, dropped="", dims=dims)
-            if isinstance(item, Py):
-                inferred = _python_dtype(item.kind)
-                why = _python_why(label, item.kind, inferred, line)
-                return Arr(inferred, why, rank, None, dims=dims)
-            return Arr(None, "", rank, None, dims=dims)
-        return Arr(dtype, why, None, None) if given else None
-
-    def joined(self, name: str, first: Value, node: ast.Call, kwargs: Mapping[str, Value]) -> Value:
-        """np.stack / np.concatenate of a list of arrays."""
-        item = first.item if isinstance(first, Seq) else None
-        if not isinstance(item, Arr):
-            return None
-        axis = _int_literal(argument(node, 1, "axis"))
-        if "dtype" in kwargs:
-            item = replace(item, dtype=_dtype(kwargs["dtype"]), why="")
-        assert isinstance(first, Seq)
-        count, dims = first.size, item.dims
-        if name == "stack":
-            rank = item.rank + 1 if item.rank is not None else None
-            at = axis if axis is not None else 0
-            stacked = None
-            if dims is not None and rank is not None and -rank <= at < rank:
-                at = at + rank if at < 0 else at
-                stacked = (*dims[:at], count, *dims[at:])
-            return replace(item, rank=rank, batch=None, size=None, dropped="", dims=stacked)
-        if name == "vstack" and item.rank == 1:
-            stacked = (count, *dims) if dims is not None else None
-            return replace(item, rank=2, batch=None, size=None, dropped="", dims=stacked)
-        along = 1 if name == "hstack" and item.rank != 1 else 0 if name != "concatenate" else axis
-        flat = argument(node, 1, "axis")
-        flattened = isinstance(flat, ast.Constant) and flat.value is None
-        dims = None if flattened else _concatenated(first, along if along is not None else 0, node)
-        if axis not in (0, None) or name == "hstack":
-            return replace(item, batch=item.batch, size=None, dims=dims)
-        return replace(item, size=None, dims=dims)
-
-
-_SYMBOLS: Mapping[type, str] = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-    ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@",
-}  # fmt: skip
-
-
-def _empty(value: Seq) -> bool:
-    """A list written as `[]` (or `()`), whose items come later."""
-    return value.items == 0
-
-
-def _size_of(value: Value) -> Size | None:
-    """The value of an int (or integral float) the flow follows."""
-    if isinstance(value, Py) and value.kind in ("int", "float"):
-        return value.size
-    if isinstance(value, Tag) and value.kind == "dim0" and value.ref is not None:
-        return value.ref.dims[0] if value.ref.dims else None
-    return None
-
-
-def _from_request(value: Value) -> bool:
-    """Whether a value is derived from the request's data."""
-    if isinstance(value, Arr):
-        return value.source is not None
-    if isinstance(value, Tag) and value.kind == "dim0" and value.ref is not None:
-        return _from_request(value.ref)
-    size = value.size if isinstance(value, Py | Seq) else None
-    return size is not None and size.from_request
 
 
 def _added(before: Mapping[str, Value], after: Mapping[str, Value]) -> set[str]:
@@ -1712,45 +917,6 @@ def _loop_grown(before: Mapping[str, Value], env: dict[str, Value]) -> None:
     for key, value in env.items():
         if isinstance(value, Seq) and value.sent is not None and _added(before, {key: value}):
             env[key] = replace(value, sent=replace(value.sent, unknown=True))
-
-
-def _sent_by(value: Value) -> Sent:
-    """What putting `value` in a list adds to the tensors it holds."""
-    if isinstance(value, Tag) and value.kind == "output_tensor" and value.name:
-        names = frozenset({value.name})
-        return Sent(names, names)
-    return Sent(unknown=True)
-
-
-def _length(value: Value) -> Size | None:
-    """How many elements iterating `value` gives, when known."""
-    if isinstance(value, Arr) and value.dims:
-        return value.dims[0]
-    return value.size if isinstance(value, Seq) else None
-
-
-def _seq(item: Value) -> Seq:
-    """A list of `item`s (nested one level deeper when the items are lists)."""
-    return Seq(item, item.depth + 1 if isinstance(item, Seq) else 1)
-
-
-def _constant(value: object, line: int) -> Value:
-    if value is None:
-        return Py("none")
-    if isinstance(value, bool):
-        return Py("bool")
-    if isinstance(value, int):
-        return Py("int", size=sz.constant(value, f"{value} (line {line})"))
-    if isinstance(value, float):
-        integral = value.is_integer() and abs(value) < 1 << 40
-        return Py("float", size=sz.constant(int(value), f"{value} (line {line})") if integral else (
-            sz.symbol(f"c:{value!r}", f"{value} (line {line})")
-        ))  # fmt: skip
-    if isinstance(value, str):
-        return Py("str", value if len(value) <= 16 else "", sz.constant(len(value), ""))
-    if isinstance(value, bytes):
-        return Py("bytes", size=sz.constant(len(value), ""))
-    return None
 
 
 def _rebound(tree: ast.Module, nodes: Sequence[ast.AST]) -> frozenset[str]:
@@ -1800,321 +966,11 @@ def _named(target: ast.expr, node: ast.expr, value: Value) -> Value:
     literal = node.operand if isinstance(node, ast.UnaryOp) else node
     if not isinstance(value, Py) or value.size is None or not isinstance(literal, ast.Constant):
         return value
-    name = _text(target)
+    name = source_text(target)
     return replace(
-        value, size=replace(value.size, why=f"{name} = {_text(node)} (line {node.lineno})")
+        value, size=replace(value.size, why=f"{name} = {source_text(node)} (line {node.lineno})")
     )
-
-
-def _unsized(value: Value) -> Value:
-    """`value` without what it says about sizes."""
-    if isinstance(value, Py):
-        return replace(value, size=None)
-    if isinstance(value, Arr):
-        return replace(value, dims=None)
-    if isinstance(value, Seq):
-        return replace(value, elements=None, length=None)
-    if isinstance(value, Encoding):
-        return replace(value, count=None, length=None)
-    return value
 
 
 def _is_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
-
-
-def _int_literal(node: ast.expr | None) -> int | None:
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, int)
-        and not isinstance(node.value, bool)
-    ):
-        return node.value
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub)
-        and isinstance(node.operand, ast.Constant)
-        and isinstance(node.operand.value, int)
-        and not isinstance(node.operand.value, bool)
-    ):
-        return -node.operand.value
-    return None
-
-
-def _with_dims(value: Value, dims: Dims | None) -> Value:
-    return replace(value, dims=dims) if isinstance(value, Arr) else value
-
-
-def _flat_dims(dims: Dims | None, why: str) -> Dims | None:
-    """The one axis of a flattened array: the product of its axes."""
-    if dims is None:
-        return None
-    total: Size | None = Size(1)
-    for size in dims:
-        total = sz.multiply(total, size, why)
-    return (total,)
-
-
-def _reduced_dims(
-    array: Arr, axis_node: ast.expr | None, keepdims: bool, node: ast.AST
-) -> Dims | None:
-    """The dims after reducing `axis_node` (every axis when None)."""
-    dims = array.dims
-    if dims is None:
-        return None
-    one = Size(1, (), f"{_text(node)} (line {getattr(node, 'lineno', 0)})")
-    if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
-        return tuple(one for _ in dims) if keepdims else ()
-    nodes = axis_node.elts if isinstance(axis_node, ast.Tuple | ast.List) else [axis_node]
-    axes = [_int_literal(a) for a in nodes]
-    if None in axes:
-        return None
-    normal = {a + len(dims) if a < 0 else a for a in axes if a is not None}
-    if not all(0 <= a < len(dims) for a in normal):
-        return None
-    if keepdims:
-        return tuple(one if a in normal else d for a, d in enumerate(dims))
-    return tuple(d for a, d in enumerate(dims) if a not in normal)
-
-
-def _reshaped_dims(array: Arr, sizes: Sequence[Value] | None, node: ast.AST) -> Dims | None:
-    """The dims `reshape(*sizes)` gives (one -1 is inferred from the element count)."""
-    if sizes is None:
-        return None
-    given = [_size_of(_as_int(s)) for s in sizes]
-    minus = [i for i, g in enumerate(given) if g is not None and g.constant == -1]
-    if len(minus) > 1:
-        return None
-    if minus:
-        why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
-        total = sz.product(array.dims or (None,))
-        rest = sz.product(g for i, g in enumerate(given) if i != minus[0])
-        inferred = sz.constant(total // rest, why) if total is not None and rest else None
-        given[minus[0]] = inferred
-    return tuple(given)
-
-
-def _shape_dims(shape: Value) -> Dims | None:
-    """The dims a shape argument (`(len(x), 256)`, `n`) asks for."""
-    if isinstance(shape, Seq):
-        if shape.elements is None:
-            return None
-        return tuple(_size_of(_as_int(e)) for e in shape.elements)
-    size = _size_of(_as_int(shape))
-    return (size,) if size is not None else None
-
-
-def _padded_dims(dims: Dims | None, width: Value, node: ast.AST) -> Dims | None:
-    """The dims after `np.pad(array, width)`: an int, a (before, after) pair for every
-    axis, or one pair per axis."""
-    if dims is None:
-        return None
-    why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
-
-    def pair(value: Value) -> tuple[Size | None, Size | None]:
-        if isinstance(value, Seq) and value.elements is not None and len(value.elements) == 2:
-            return _size_of(_as_int(value.elements[0])), _size_of(_as_int(value.elements[1]))
-        if isinstance(value, Seq) and value.elements is not None and len(value.elements) == 1:
-            return pair(value.elements[0])
-        size = _size_of(_as_int(value))
-        return size, size
-
-    pairs: list[tuple[Size | None, Size | None]]
-    parts = width.elements if isinstance(width, Seq) else None
-    if parts is not None and len(parts) == len(dims) and all(isinstance(p, Seq) for p in parts):
-        pairs = [pair(p) for p in parts]
-    else:
-        pairs = [pair(width)] * len(dims)
-    return tuple(
-        sz.add(sz.add(d, before, why), after, why)
-        for d, (before, after) in zip(dims, pairs, strict=True)
-    )
-
-
-def _seq_dims(seq: Seq) -> Dims | None:
-    """The dims of `np.array(seq)`: its length, its items' lengths, and the dims of the
-    arrays it holds."""
-    dims: list[Size | None] = [seq.size]
-    item = seq.item
-    while isinstance(item, Seq):
-        dims.append(item.size)
-        item = item.item
-    if isinstance(item, Arr):
-        if item.dims is None:
-            return None
-        dims.extend(item.dims)
-    return tuple(dims)
-
-
-def _concatenated(arrays: Seq, axis: int, node: ast.AST) -> Dims | None:
-    """The dims of `np.concatenate(arrays, axis)`: the other axes as every array has
-    them, the axis summed over the arrays when they are written out."""
-    item = arrays.item
-    if not isinstance(item, Arr) or item.dims is None or arrays.elements is None:
-        return None
-    at = axis + len(item.dims) if axis < 0 else axis
-    if not 0 <= at < len(item.dims):
-        return None
-    why = f"{_text(node)} (line {getattr(node, 'lineno', 0)})"
-    total: Size | None = Size(0)
-    for element in arrays.elements:
-        if (
-            not isinstance(element, Arr)
-            or element.dims is None
-            or len(element.dims) != len(item.dims)
-        ):
-            return None
-        total = sz.add(total, element.dims[at], why)
-    return (*item.dims[:at], total, *item.dims[at + 1 :])
-
-
-_TOKENIZER_OPTIONS = frozenset({"padding", "truncation", "max_length"})
-
-
-def _tokenizer_call(node: ast.Call) -> bool:
-    """A call that looks like a Hugging Face tokenizer's: a callee named like one
-    (`tokenizer(...)`, `self.tok(...)`, `.encode_plus(...)`, `.batch_encode_plus(...)`)
-    with one of its padding options."""
-    if not any(k.arg in _TOKENIZER_OPTIONS for k in node.keywords):
-        return False
-    func = node.func
-    name = (
-        func.attr
-        if isinstance(func, ast.Attribute)
-        else func.id
-        if isinstance(func, ast.Name)
-        else ""
-    )
-    return "tok" in name.lower() or name in ("encode_plus", "batch_encode_plus", "__call__")
-
-
-def _option(node: ast.expr | None) -> str:
-    """A tokenizer option as lower-case text: "max_length" for `"max_length"` or
-    `PaddingStrategy.MAX_LENGTH`, "true" for `True`, "np" for `TensorType.NUMPY`;
-    "" when absent, "?" when not literal."""
-    if node is None:
-        return ""
-    if isinstance(node, ast.Constant) and isinstance(node.value, bool | str):
-        return str(node.value).lower()
-    if isinstance(node, ast.Attribute):
-        return {"numpy": "np"}.get(node.attr.lower(), node.attr.lower())
-    return "?"
-
-
-def _dims_text(dims: Sequence[int]) -> str:
-    return "[" + ",".join(str(d) for d in dims) + "]"
-
-
-def _range_length(bounds: Sequence[Size | None], why: str) -> Size | None:
-    """len(range(*bounds)), assuming the range is not empty when it is symbolic."""
-    if len(bounds) == 1:
-        return bounds[0]
-    if len(bounds) == 2:
-        x, y = bounds
-        if x is not None and y is not None and x.constant is not None and y.constant is not None:
-            return sz.constant(max(0, y.constant - x.constant), why)
-        return sz.add(y, x, why, sign=-1)
-    values = [b.constant if b is not None else None for b in bounds]
-    if len(values) == 3 and None not in values and values[2]:
-        start, stop, step = (v or 0 for v in values)
-        return sz.constant(len(range(start, stop, step or 1)), why)
-    return None
-
-
-def _as_int(value: Value) -> Value:
-    """`len(array)` (a `Tag("dim0")`) as the int it is, for arithmetic."""
-    if isinstance(value, Tag) and value.kind == "dim0":
-        return Py("int", size=_size_of(value))
-    return value
-
-
-def _arithmetic(op: ast.operator, a: Size | None, b: Size | None, why: str) -> Size | None:
-    if isinstance(op, ast.Add):
-        return sz.add(a, b, why)
-    if isinstance(op, ast.Sub):
-        return sz.add(a, b, why, sign=-1)
-    if isinstance(op, ast.Mult):
-        return sz.multiply(a, b, why)
-    if isinstance(op, ast.Div):
-        x, y = (a.constant, b.constant) if a and b else (None, None)
-        if x is not None and y and x % y == 0:
-            return sz.constant(x // y, why)
-        return sz.opaque("div", (a, b), why)
-    names = {ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}
-    name = names.get(type(op))
-    return sz.integer_operation(name, a, b, why) if name else None
-
-
-def _matmul_dims(left: Dims | None, right: Dims | None) -> Dims | None:
-    """The dims of `left @ right` when both have rank 2 or more, or one has rank 1."""
-    if left is None or right is None or not left or not right:
-        return None
-    if len(left) == 1 and len(right) == 1:
-        return ()
-    if len(right) == 1:
-        return left[:-1]
-    if len(left) == 1:
-        return (*right[:-2], right[-1])
-    stacked = sz.broadcast(left[:-2], right[:-2])
-    return None if stacked is None else (*stacked, left[-2], right[-1])
-
-
-def _matmul_rank(left: int | None, right: int | None) -> int | None:
-    if left is None or right is None:
-        return None
-    if left >= 2 and right >= 2:
-        return max(left, right)
-    if right == 1:
-        return left - 1
-    if left == 1:
-        return right - 1
-    return None
-
-
-def _dtype(value: Value) -> str | None:
-    """The dtype a `dtype=` argument names."""
-    if isinstance(value, Tag) and value.kind == "dtype":
-        return value.name or None
-    if isinstance(value, Tag) and value.kind == "pytype":
-        return npt.BUILTIN_DTYPES.get(value.name)
-    if isinstance(value, Py) and value.kind == "str" and value.text:
-        return npt.STRING_DTYPES.get(value.text.lstrip("<|="))
-    return None
-
-
-def _literal_dtype(value: Value) -> str | None:
-    if isinstance(value, Py):
-        return _python_dtype(value.kind)
-    return value.dtype if isinstance(value, Arr) else None
-
-
-def _python_dtype(kind: str) -> str | None:
-    return {"float": "float64", "int": "int64", "bool": "bool", "str": "str", "bytes": "bytes"}.get(
-        kind
-    )
-
-
-def _python_why(label: str, kind: str, dtype: str | None, line: int) -> str:
-    if dtype is None:
-        return ""
-    if dtype == "str":
-        return f"{label} of Python str is a unicode <U array (line {line})"
-    return f"{label} of Python {kind}s is {dtype} (line {line})"
-
-
-def _text(node: ast.AST | None, limit: int = 48) -> str:
-    """Short source text of a small expression (for messages)."""
-    if node is None:
-        return "?"
-    for count, _ in enumerate(ast.walk(node)):
-        if count > 40:
-            return "..."
-    try:
-        text = ast.unparse(node)
-    except (RecursionError, ValueError):
-        return "..."
-    if len(text) <= limit:
-        return text
-    tail = text[3 - limit :]
-    dot = tail.find(".")
-    return "..." + (tail[dot + 1 :] if dot >= 0 else tail)  # "...as_numpy()[0]"

@@ -4,7 +4,9 @@
 function by function (`from ... import Tensor`); NumPy as `np`, `numpy` or by name.
 `Aliases` resolves a call's target to the utility or NumPy function it names, so the
 readers recognise `pb_utils.Tensor(...)`, `Tensor(...)` and `utils.Tensor.from_dlpack`
-alike, and never a local function that happens to share the name.
+alike, and never a local function that happens to share the name. The small readers
+below (a call's argument, a literal, an expression's text for messages) serve the
+model.py readers.
 """
 
 from __future__ import annotations
@@ -95,3 +97,40 @@ def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     ):
         return call.args[position]
     return None
+
+
+def int_literal(node: ast.expr | None) -> int | None:
+    """The value of an integer literal (`3`, `-1`); None for anything else."""
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int)
+        and not isinstance(node.value, bool)
+    ):
+        return node.value
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and isinstance(node.operand.value, int)
+        and not isinstance(node.operand.value, bool)
+    ):
+        return -node.operand.value
+    return None
+
+
+def source_text(node: ast.AST | None, limit: int = 48) -> str:
+    """Short source text of a small expression (for messages)."""
+    if node is None:
+        return "?"
+    for count, _ in enumerate(ast.walk(node)):
+        if count > 40:
+            return "..."
+    try:
+        text = ast.unparse(node)
+    except (RecursionError, ValueError):
+        return "..."
+    if len(text) <= limit:
+        return text
+    tail = text[3 - limit :]
+    dot = tail.find(".")
+    return "..." + (tail[dot + 1 :] if dot >= 0 else tail)  # "...as_numpy()[0]"

@@ -58,8 +58,8 @@ def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
         pb_utils.Tensor("CLASS_ID", np.argmax(probs, axis=1).astype(np.int32))
     """
     # deferred: the NumPy tables load with the first model.py
-    from pbtxt_lint.artifacts.python_flow import Arr
     from pbtxt_lint.artifacts.python_numpy import SENT_AS
+    from pbtxt_lint.artifacts.python_values import Arr
 
     for model in python_models(context):
         for io, line, value in answers(model):
@@ -185,7 +185,7 @@ def python_output_drops_batch(context: ModelContext) -> Iterator[Finding]:
         pb_utils.Tensor("LOGITS", logits)
     """
     # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.artifacts.python_flow import Arr
+    from pbtxt_lint.artifacts.python_values import Arr
 
     for model in python_models(context):
         if not model.batches:
@@ -250,7 +250,7 @@ def python_output_rank(context: ModelContext) -> Iterator[Finding]:
         flat = image.reshape(1, -1)
     """
     # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.artifacts.python_flow import Arr
+    from pbtxt_lint.artifacts.python_values import Arr
 
     for model in python_models(context):
         for io, line, value in answers(model):

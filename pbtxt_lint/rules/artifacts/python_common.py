@@ -22,8 +22,8 @@ from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 from pbtxt_lint.triton.autofill import is_ensemble
 
 if TYPE_CHECKING:  # the Python model reader loads with the first model.py
-    from pbtxt_lint.artifacts.python_flow import Flow
     from pbtxt_lint.artifacts.python_model import PythonSignature
+    from pbtxt_lint.artifacts.python_values import Flow
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,9 @@ class PythonModel:
     def flow(self) -> Flow:
         """The value flow of model.py's execute under this config."""
         # deferred: the flow analysis loads with the first model.py rule that needs it
-        from pbtxt_lint.artifacts.python_flow import InputFacts, analyse_flow
+        from pbtxt_lint.artifacts.python_flow import analyse_flow
         from pbtxt_lint.artifacts.python_numpy import CONFIG_TO_NUMPY
+        from pbtxt_lint.artifacts.python_values import InputFacts
 
         config = self.config
         batched = config.max_batch_size > 0

@@ -28,7 +28,7 @@ from pbtxt_lint.rules.base import Finding, rule
 from pbtxt_lint.triton.autofill import is_ensemble
 
 if TYPE_CHECKING:  # the flow loads with the first model.py
-    from pbtxt_lint.artifacts.python_flow import ResponseValue
+    from pbtxt_lint.artifacts.python_values import ResponseValue
 
 WARNING = Severity.WARNING
 

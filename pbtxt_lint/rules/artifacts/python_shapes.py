@@ -44,7 +44,7 @@ def _sized_answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, Dims]
     """(output, line, dims) of each answer whose dims the flow knows and whose rank
     is the config's (a rank mismatch is PL698's or PL699's)."""
     # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.artifacts.python_flow import Arr
+    from pbtxt_lint.artifacts.python_values import Arr
 
     for io, line, value in answers(model):
         if not isinstance(value, Arr) or value.dims is None or io.HasField("reshape"):
