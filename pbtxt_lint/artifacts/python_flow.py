@@ -82,8 +82,6 @@ MAX_STEPS = 50_000
 MAX_DEPTH = 4
 """Nested calls to the module's own functions followed at most."""
 
-_NO_RANK = -1
-
 
 def analyse_flow(
     tree: ast.Module | None,
