@@ -9,7 +9,7 @@ from google.protobuf import text_format
 from onnx import TensorProto
 from onnx_builders import IO, build_model, write_model, write_sequence_input
 
-from pbtxt_lint.analysis.autocomplete import CompletedConfig
+from pbtxt_lint.analysis.completed import CompletedConfig
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.linter import lint
 from pbtxt_lint.report.complete import CommandError, complete_command, init_command

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from pbtxt_lint.analysis.artifacts import ArtifactState, ModelArtifacts
+from pbtxt_lint.analysis.completed import STRICT_NOTE, CompletedConfig, CompletionError
 from pbtxt_lint.artifacts.formats import artifact_format
 from pbtxt_lint.artifacts.signature import Signature, TensorSpec
 from pbtxt_lint.schema import DataType, ModelConfig
@@ -30,40 +31,6 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_BATCH_SIZE = 4
 """ONNX Runtime's `--backend-config=onnxruntime,default-max-batch-size` default."""
-
-
-@dataclass(frozen=True)
-class CompletionError:
-    """The backend's auto-complete fails: Triton does not load the model."""
-
-    triton_id: str
-    """Which failure: "model-file-missing", "io-not-a-tensor", "not-batchable",
-    "stub-import-fails" (model.py does not import), the Python emulator's ids
-    (`artifacts.python_model.Refused`), or "artifact" (the file is unreadable)."""
-    message: str
-    """Triton's message, with the names filled in."""
-
-
-@dataclass(frozen=True)
-class CompletedConfig:
-    """The config Triton validates after the backend's auto-complete, and how it got there.
-
-    `config` may be the context's own effective config: copy it before changing it.
-    """
-
-    config: ModelConfig | None
-    """None when the core cannot even complete the config (it does not parse, ...)."""
-    version: int | None = None
-    """The version whose artifact the backend read."""
-    signature: Signature | None = None
-    filled: frozenset[str] = frozenset()
-    """Top-level fields the backend set: max_batch_size, dynamic_batching, input, output."""
-    error: CompletionError | None = None
-    note: str | None = None
-    """Why the backend filled nothing, or what could not be emulated."""
-    io_known: bool = True
-    """False when the backend may fill inputs or outputs but that could not be emulated
-    (no emulation for the backend, --config-only, the artifact was not read)."""
 
 
 @dataclass(frozen=True)
@@ -254,7 +221,7 @@ def complete_config(context: ModelContext, version: int | None = None) -> Comple
         reason = context.autofill.error if context.autofill else None
         return CompletedConfig(None, note=reason or "the config cannot be read or parsed")
     if context.strict:
-        return CompletedConfig(effective, note="auto-complete is disabled")
+        return CompletedConfig(effective, note=STRICT_NOTE)
     return complete_with(context, effective, context.artifacts, version)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar, cast
 
+from pbtxt_lint.analysis.completed import STRICT_NOTE, CompletedConfig
 from pbtxt_lint.repository.layout import ConfigFile, ModelFolder, Repository
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
@@ -29,7 +30,6 @@ from pbtxt_lint.triton.versions import Selection, VersionScan, scan_version_fold
 
 if TYPE_CHECKING:
     from pbtxt_lint.analysis.artifacts import ModelArtifacts
-    from pbtxt_lint.analysis.autocomplete import CompletedConfig
 
 T = TypeVar("T")
 
@@ -193,13 +193,16 @@ class ModelContext:
 
     def completed_for(self, version: int | None) -> CompletedConfig:
         """`completed` for one version's model file (None: the highest loaded one)."""
-        # Deferred for start-up time: most rules never need the backend's auto-complete.
-        from pbtxt_lint.analysis.autocomplete import complete_config
-
         memo = self._memo
         key = ("completed", version)
         if key not in memo:
-            memo[key] = complete_config(self, version)
+            if self.strict and self.effective is not None:
+                memo[key] = CompletedConfig(self.effective, note=STRICT_NOTE)
+            else:
+                # Deferred for start-up time: only auto-complete needs the emulations.
+                from pbtxt_lint.analysis.autocomplete import complete_config
+
+                memo[key] = complete_config(self, version)
         return cast("CompletedConfig", memo[key])
 
     @property

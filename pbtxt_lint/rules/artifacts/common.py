@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pbtxt_lint.analysis.artifacts import VersionArtifact
-from pbtxt_lint.analysis.autocomplete import CompletedConfig
+from pbtxt_lint.analysis.completed import CompletedConfig
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
 from pbtxt_lint.rules.base import Finding

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 from pbtxt_lint.analysis.autocomplete import (
     DEFAULT_MAX_BATCH_SIZE,
-    CompletedConfig,
     graph_inputs,
     not_batchable,
     ort_io_type,
 )
+from pbtxt_lint.analysis.completed import CompletedConfig
 from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.artifacts.common import (
