@@ -1,9 +1,11 @@
 """Cloud repositories: how much of a bucket `pbtxt-lint check s3://...` reads, and how fast.
 
-Not a timed test: `python bench/cloud.py` (after `make demo`) prints the rows of
-bench/RESULTS.md, "Cloud repositories". A moto S3 server runs on 127.0.0.1 behind a
-counting proxy (every request and every response byte the server sends is counted
-there, not by pbtxt-lint), and:
+Not a timed test: `python bench/cloud.py [--server moto|s3rver]` (after `make demo`)
+prints the rows of bench/RESULTS.md, "Cloud repositories". An S3 server runs on
+127.0.0.1 behind a counting proxy (every request and every response byte the server
+sends is counted there, not by pbtxt-lint): moto (PyPI), which reads a whole object to
+answer a ranged GET, or s3rver (npm, installed on first use into .cache/s3rver), which
+streams the range from disk as S3 does. Then:
 
 1. a repository of ONNX models totalling >= 1 GiB (weights as initializers, as
    exporters write them) is checked, then downloaded whole with boto3's transfer
@@ -14,15 +16,19 @@ there, not by pbtxt-lint), and:
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import http.client
 import http.server
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +38,7 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import cloud_servers as servers
 
+S3RVER_DIR = Path(__file__).resolve().parent.parent / ".cache" / "s3rver"
 LARGE_MODELS = 8
 LAYERS = 34  # initializers of 4 MiB per model: 136 MiB a model, 1.06 GiB in all
 SMALL_MODELS = 100
@@ -156,48 +163,82 @@ def download(endpoint: str, bucket: str, into: Path) -> float:
     return time.perf_counter() - start
 
 
-def main() -> None:
-    counter = Counter()
-    with servers.moto_server() as s3, tempfile.TemporaryDirectory() as scratch:
-        front, port = proxy(s3.port, counter)
-        work = Path(scratch)
-        large = work / "large"
-        total = make_repository(large, LARGE_MODELS, LAYERS, 1024)
-        servers.upload_s3(s3.endpoint, "large", "models", large)
-        counter.reset()
-        seconds, report = check(f"s3://127.0.0.1:{port}/large/models", {})
-        requests, served = counter.reset()
-        local_seconds, local = check(str(large), {})
-        same = report["diagnostics"] == [
-            {**d, "path": d["path"].replace(str(large), f"s3://127.0.0.1:{port}/large/models")}
-            for d in local["diagnostics"]  # type: ignore[union-attr]
-        ]
-        fetched = download(f"http://127.0.0.1:{port}", "large", work / "download")
-        down_requests, down_bytes = counter.reset()
-        print(
-            f"large: {LARGE_MODELS} models, {total:,} bytes; check from S3 {seconds:.2f} s, "
-            f"{requests} requests, {served:,} bytes served ({served / total:.3%}); "
-            f"same diagnostics as local: {same}; local check {local_seconds:.2f} s; "
-            f"boto3 download {fetched:.2f} s, {down_requests} requests, {down_bytes:,} bytes"
+@contextlib.contextmanager
+def s3rver(data: Path) -> Iterator[servers.Server]:
+    """s3rver on 127.0.0.1, installed with npm on first use; any credentials pass."""
+    script = S3RVER_DIR / "node_modules" / "s3rver" / "bin" / "s3rver.js"
+    if not script.exists():
+        S3RVER_DIR.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "s3rver@3"],
+            cwd=S3RVER_DIR,
+            check=True,
+            timeout=600,
         )
-        small = work / "small"
-        total = make_repository(small, SMALL_MODELS, 2, 64)
-        servers.upload_s3(s3.endpoint, "small", "models", small)
-        url = f"s3://127.0.0.1:{port}/small/models"
-        for label, env in (
-            ("concurrency 16", {}),
-            ("one at a time", {"PBTXT_LINT_REMOTE_CONCURRENCY": "1"}),
-        ):
-            counter.reset()
-            seconds, _ = check(url, env)
-            requests, served = counter.reset()
-            print(
-                f"small ({label}): {SMALL_MODELS} models, {total:,} bytes; check from S3 "
-                f"{seconds:.2f} s, {requests} requests, {served:,} bytes served"
-            )
-        seconds, _ = check(str(small), {})
-        print(f"small (local disk): {seconds:.2f} s")
-        front.shutdown()
+    # s3rver knows one key pair; this process then uses it everywhere (upload, check).
+    servers.S3_ENV.update(AWS_ACCESS_KEY_ID="S3RVER", AWS_SECRET_ACCESS_KEY="S3RVER")
+    port = servers.free_port()
+    data.mkdir(parents=True, exist_ok=True)
+    command = [shutil.which("node") or "node", str(script), "-d", str(data), "-a", "127.0.0.1"]
+    command += ["-p", str(port), "-s", "--allow-mismatched-signatures", "--no-vhost-buckets"]
+    with servers._run(command, port) as server:
+        yield server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", choices=("moto", "s3rver"), default="moto")
+    args = parser.parse_args()
+    counter = Counter()
+    with contextlib.ExitStack() as stack:
+        scratch = stack.enter_context(tempfile.TemporaryDirectory())
+        if args.server == "moto":
+            s3 = stack.enter_context(servers.moto_server())
+        else:
+            s3 = stack.enter_context(s3rver(Path(scratch) / "s3rver-data"))
+        run(s3, scratch, counter)
+
+
+def run(s3: servers.Server, scratch: str, counter: Counter) -> None:
+    front, port = proxy(s3.port, counter)
+    work = Path(scratch)
+    large = work / "large"
+    total = make_repository(large, LARGE_MODELS, LAYERS, 1024)
+    servers.upload_s3(s3.endpoint, "large", "models", large)
+    counter.reset()
+    seconds, report = check(f"s3://127.0.0.1:{port}/large/models", {})
+    requests, served = counter.reset()
+    local_seconds, local = check(str(large), {})
+    same = report["diagnostics"] == [
+        {**d, "path": d["path"].replace(str(large), f"s3://127.0.0.1:{port}/large/models")}
+        for d in local["diagnostics"]  # type: ignore[union-attr]
+    ]
+    fetched = download(f"http://127.0.0.1:{port}", "large", work / "download")
+    down_requests, down_bytes = counter.reset()
+    print(
+        f"large: {LARGE_MODELS} models, {total:,} bytes; check from S3 {seconds:.2f} s, "
+        f"{requests} requests, {served:,} bytes served ({served / total:.3%}); "
+        f"same diagnostics as local: {same}; local check {local_seconds:.2f} s; "
+        f"boto3 download {fetched:.2f} s, {down_requests} requests, {down_bytes:,} bytes"
+    )
+    small = work / "small"
+    total = make_repository(small, SMALL_MODELS, 2, 64)
+    servers.upload_s3(s3.endpoint, "small", "models", small)
+    url = f"s3://127.0.0.1:{port}/small/models"
+    for label, env in (
+        ("concurrency 16", {}),
+        ("one at a time", {"PBTXT_LINT_REMOTE_CONCURRENCY": "1"}),
+    ):
+        counter.reset()
+        seconds, _ = check(url, env)
+        requests, served = counter.reset()
+        print(
+            f"small ({label}): {SMALL_MODELS} models, {total:,} bytes; check from S3 "
+            f"{seconds:.2f} s, {requests} requests, {served:,} bytes served"
+        )
+    seconds, _ = check(str(small), {})
+    print(f"small (local disk): {seconds:.2f} s")
+    front.shutdown()
 
 
 if __name__ == "__main__":
