@@ -192,6 +192,22 @@ class Plan:
         path.write_bytes(head.ljust(self.size, b"\0"))
 
 
+@dataclass(frozen=True)
+class OldPlan:
+    """A plan of TensorRT 8.5 or older: it starts with the tag `ptrt`, and the u32 at
+    offset 8 is a serialization version (232: TensorRT 8.5.3), as in DeepStream's
+    sample engines; the body is zeros."""
+
+    serialization: int = 232
+    size: int = 96
+
+    def write(self, path: Path) -> None:
+        head = b"ptrt" + bytes(4) + struct.pack("<I", self.serialization) + bytes(4)
+        head += struct.pack("<Q", self.size - 24)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(head.ljust(self.size, b"\0"))
+
+
 def _zip(path: Path, entries: list[tuple[str, bytes, int]]) -> None:
     """A deterministic ZIP: fixed timestamps and modes, entries in the given order."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -468,7 +484,16 @@ class SavedModel:
 
 
 Spec = (
-    Graph | Ops | Truncated | LfsPointer | ExternalData | Special | Link | Plan | TorchScript
+    Graph
+    | Ops
+    | Truncated
+    | LfsPointer
+    | ExternalData
+    | Special
+    | Link
+    | Plan
+    | OldPlan
+    | TorchScript
 ) | (OpenVino | SavedModel | BinaryConfig | Utf16Config | RandomBytes)
 
 # --- common models --------------------------------------------------------------------------
@@ -734,6 +759,9 @@ ARTIFACTS: dict[str, Spec] = {
     "PL630/pass_plan_matches_release/m/1/model.plan": Plan((10, 8, 0, 43)),
     "PL630/fail_plan_for_declared_image/m/1/model.plan": Plan((8, 6, 1, 6)),
     "PL630/pass_main_image_unknown/m/1/model.plan": Plan((8, 6, 1, 6)),
+    "PL630/fail_plan_of_tensorrt_8_5/m/1/model.plan": OldPlan(),
+    "PL630/pass_plan_of_tensorrt_8_5_for_8_2/m/1/model.plan": OldPlan(),
+    "PL601/pass_plan_of_tensorrt_8_5/m/1/model.plan": OldPlan(),
     "PL631/fail_header_only/m/1/model.plan": Plan(),
     "PL631/pass_config_only/m/1/model.plan": Plan(),
     "PL632/fail_truncated_plan/m/1/model.plan": Plan(declared=98_566_144),

@@ -53,6 +53,7 @@ _ONNX_TYPE_NAMES = (
 _MAGIC_HINTS = (
     (b"PK\x03\x04", "a ZIP archive (a PyTorch/TorchScript model?)"),
     (b"ftrt", "a TensorRT plan"),
+    (b"ptrt", "a TensorRT plan (TensorRT 8.5 or older)"),
     (b"\x89HDF", "an HDF5 file (a Keras model?)"),
     *((b"\x80" + bytes([protocol]), "a Python pickle") for protocol in (2, 3, 4, 5)),
     (b"<", "a text/HTML/XML file"),
@@ -212,7 +213,24 @@ def _hint(buf: storage.Buffer) -> str:
     for magic, what in _MAGIC_HINTS:
         if head.startswith(magic):
             return f" (the file looks like {what}, not ONNX)"
+    text = bytes(buf[:_TEXT_PROBE])
+    if (
+        len(buf) <= _TEXT_PROBE
+        and text.strip()
+        and all(32 <= b < 127 or b in b"\t\r\n" for b in text)
+    ):
+        shown = text.decode("ascii").strip()
+        if shown.startswith(("/", "./", "../")) and "\n" not in shown:
+            return (
+                f" (the file is a line of text, the path '{shown[:80]}': a symbolic link "
+                "that git stored as a text file, or a placeholder; put the model there)"
+            )
+        return f" (the file is a short text file starting '{shown[:40]}', not ONNX)"
     return ""
+
+
+_TEXT_PROBE = 4096
+"""A file this small and all printable text is named as text in the error."""
 
 
 class _Wire:

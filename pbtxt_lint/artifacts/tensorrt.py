@@ -8,6 +8,11 @@ machine pbtxt-lint reads the few header bytes whose meaning is known (NVIDIA/Ten
     offset 16  u64 little-endian            total size of the plan, in bytes
     offset 24  u8 major, minor, patch, build  the TensorRT version that built it
 
+Plans of TensorRT 8.5 and older start with the inner tag b"ptrt" instead (the tag that
+follows the outer header in a newer plan); their u32 at offset 8 is a serialization
+version (205 for 8.2.1, 213 for 8.4.3, 232 for 8.5.3: NVIDIA/TensorRT#3073), not a
+release, so their version is not read; DeepStream's sample engines are of this kind.
+
 The layout is undocumented, so every field is advisory: a missing magic is reported
 (Triton cannot deserialize such a file), a size or version is used for warnings only.
 Plans are tied to the TensorRT version that built them ("The engine plan file is not
@@ -50,6 +55,8 @@ __all__ = [
 ]
 
 MAGIC = b"ftrt"
+OLD_MAGIC = b"ptrt"
+"""The first bytes of a plan of TensorRT 8.5 or older."""
 _HEADER = 32
 _LFS_MAGIC = b"version https://git-lfs.github.com/spec/v1"
 _DEEP_LIMIT = 8 << 30
@@ -146,6 +153,9 @@ class PlanSignature(Signature):
     profiles: Mapping[str, tuple[Profile, ...]] = field(default_factory=dict)
     """Input name -> one entry per optimization profile (deep check only)."""
     shape_tensors: frozenset[str] = frozenset()
+    before_8_6: bool = False
+    """The plan has the layout of TensorRT 8.5 and older (`ptrt` first): its exact
+    version is not in the header."""
 
     @property
     def version_text(self) -> str | None:
@@ -179,11 +189,12 @@ def read_plan(path: Path, model_dir: Path) -> PlanSignature:
             f"{label} is a Git LFS pointer, not the model: run `git lfs pull` "
             "(or clone with Git LFS installed)",
         )
-    if not head.startswith(MAGIC):
+    old = head.startswith(OLD_MAGIC)
+    if not head.startswith(MAGIC) and not old:
         raise ArtifactError("corrupt", f"{label} is not a TensorRT plan: {_what_instead(head)}")
-    declared = struct.unpack_from("<Q", head, 16)[0] if len(head) >= 24 else None
+    declared = struct.unpack_from("<Q", head, 16)[0] if len(head) >= 24 and not old else None
     version: Version | None = None
-    if len(head) >= 28:
+    if len(head) >= 28 and not old:
         major, minor, patch, build = head[24:28]
         if 5 <= major <= 30:  # TensorRT 5 is the oldest Triton ever shipped
             version = (major, minor, patch, build)
@@ -200,6 +211,8 @@ def read_plan(path: Path, model_dir: Path) -> PlanSignature:
     facts: dict[str, str] = {"check": "header"}
     if version is not None:
         facts["tensorrt_version"] = ".".join(str(v) for v in version)
+    if old:
+        facts["tensorrt_version"] = "8.5 or older"
     deep = (
         "the plan is in a bucket: pbtxt-lint reads only its header there"
         if storage.is_remote(path)
@@ -217,6 +230,7 @@ def read_plan(path: Path, model_dir: Path) -> PlanSignature:
             declared_size=declared,
             file_size=st.st_size,
             deep_skipped=deep,
+            before_8_6=old,
         )
     facts["check"] = "deserialized"
     inputs, outputs, profiles, shape_tensors = deep
@@ -233,6 +247,7 @@ def read_plan(path: Path, model_dir: Path) -> PlanSignature:
         deep=True,
         profiles=profiles,
         shape_tensors=shape_tensors,
+        before_8_6=old,
     )
 
 

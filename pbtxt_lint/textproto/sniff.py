@@ -51,6 +51,7 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"BZh", "a bzip2-compressed file"),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
     (b"ftrt", "a TensorRT plan"),
+    (b"ptrt", "a TensorRT plan (TensorRT 8.5 or older)"),
 )
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (b"\xff\xfe\x00\x00", "UTF-32"),

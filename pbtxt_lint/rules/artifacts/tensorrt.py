@@ -39,7 +39,9 @@ def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     """A plan is a TensorRT engine serialized for one TensorRT version (and one GPU
     architecture): another TensorRT refuses to deserialize it, and Triton reports
     "unable to create TensorRT engine". The plan header records the version that built
-    it (bytes 24-27); with `--triton-version` pbtxt-lint compares it with the TensorRT
+    it (bytes 24-27; a plan of TensorRT 8.5 or older has another layout that names no
+    release, so it is judged only against releases that ship 8.6 or newer); with
+    `--triton-version` pbtxt-lint compares it with the TensorRT
     that release ships, from NVIDIA's release notes (with `--container`, the TensorRT
     of that image only). Plans built with TensorRT >= 8.6 as version-compatible
     (kVERSION_COMPATIBLE) load on later versions when Triton runs with
@@ -71,8 +73,15 @@ def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     severity = INFO if image is None and "py3" not in images else None
     for artifact, signature in plans:
         version = signature.tensorrt_version
-        if version is None or any(same_release(version, text) for _, text in known):
+        if signature.before_8_6:
+            # Only its layout is known: a verdict where every TensorRT shipped is newer.
+            if not all(_release(text) >= (8, 6) for _, text in known):
+                continue
+            built = "TensorRT 8.5 or older (the plan header has the layout of those releases)"
+        elif version is None or any(same_release(version, text) for _, text in known):
             continue
+        else:
+            built = f"TensorRT {signature.version_text} (read from the plan header)"
         unknown_main = (
             f"; the TensorRT of its main {target.container}-py3 image is not in pbtxt-lint's "
             "table, check the frameworks support matrix if you deploy that image"
@@ -82,16 +91,16 @@ def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
         compatible = (
             " unless the plan was built version-compatible and Triton runs with "
             "--backend-config=tensorrt,version-compatible=true"
-            if version[:2] >= (8, 6)
+            if version is not None and version[:2] >= (8, 6)
             else ""
         )
-        others = sorted({tag for tag, _ in releases_shipping(version)})
+        others = sorted({tag for tag, _ in releases_shipping(version)}) if version else []
         hint = f"rebuild the plan in the {target.container} container (trtexec --saveEngine)"
         if others:
             hint += f", or deploy it on a release that ships its TensorRT ({', '.join(others)})"
         yield Finding(
-            f"{shown_path(artifact, context)} was built with TensorRT {signature.version_text} "
-            f"(read from the plan header), but Triton {target.label} ships TensorRT "
+            f"{shown_path(artifact, context)} was built with {built}, "
+            f"but Triton {target.label} ships TensorRT "
             f"{_shipped(known)}: a plan only deserializes on the TensorRT that "
             f'built it, so loading fails with "unable to create TensorRT engine"{compatible}'
             f"{unknown_main}",
@@ -99,6 +108,10 @@ def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
             hint=hint,
             severity=severity,
         )
+
+
+def _release(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".")[:2])
 
 
 @rule(
@@ -138,7 +151,10 @@ def plan_check_level(context: ModelContext) -> Iterator[Finding]:
                 file=artifact.opened,
             )
             continue
-        if signature.tensorrt_version is None:
+        if signature.before_8_6:
+            built = "built with TensorRT 8.5 or older, whose plan headers do not name the release"
+            shipping = ""
+        elif signature.tensorrt_version is None:
             built = "its header carries no readable TensorRT version"
             shipping = ""
         else:
