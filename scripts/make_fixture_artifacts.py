@@ -16,13 +16,8 @@ table produces. `--check` compares without writing (exit 1 on a difference).
 
 from __future__ import annotations
 
-import argparse
-import filecmp
-import os
-import shutil
 import struct
 import sys
-import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,7 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
 EXAMPLES = ROOT / "examples" / "model_repository"
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from generated_tree import command_line, table_differences, write_all  # noqa: E402
 from onnx import TensorProto  # noqa: E402  (dev-only script: onnx builds the models)
 from onnx_builders import (  # type: ignore[import-not-found]  # noqa: E402
     build_graph_model,
@@ -913,58 +910,23 @@ def _binary_config(path: Path) -> bool:
 _TEXT_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n\r" + bytes(range(0x80, 0x100))
 
 
-def write_all(base: Path, table: dict[str, Spec]) -> None:
-    """Write every table entry below `base` (the real folder or a scratch copy)."""
-    for relative, spec in table.items():
-        path = base / relative
-        if path.is_symlink() or path.is_file():
-            path.unlink()
-        elif path.is_dir():
-            shutil.rmtree(path)
-        spec.write(path)
-
-
-def same(a: Path, b: Path) -> bool:
-    if a.is_symlink() or b.is_symlink():
-        return a.is_symlink() and b.is_symlink() and os.readlink(a) == os.readlink(b)
-    return b.is_file() and filecmp.cmp(a, b, shallow=False)
-
-
 def differences() -> list[str]:
-    """Files a table would write differently (or not at all) in the committed tree."""
-    problems = []
-    for base, table, depth in TABLES:
-        with tempfile.TemporaryDirectory() as scratch:
-            fresh = Path(scratch)
-            write_all(fresh, table)
-            produced = {p.relative_to(fresh) for p in generated_files(fresh)}
-            problems += [
-                f"{base / rel}: differs from what the table produces"
-                for rel in sorted(produced)
-                if not same(fresh / rel, base / rel)
-            ]
-            cases = {Path(*Path(r).parts[:depth]) for r in table}
-            for case in sorted(cases):
-                for path in generated_files(base / case):
-                    rel = path.relative_to(base)
-                    if rel not in produced:
-                        problems.append(f"{base / rel}: not produced by the table (stale?)")
-    return problems
+    """Files the tables would write differently (or not at all) in the committed tree."""
+    return [
+        problem
+        for base, table, depth in TABLES
+        for problem in table_differences(base, table, depth, generated_files)
+    ]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare, do not write")
-    args = parser.parse_args()
-    if args.check:
-        problems = differences()
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        return 1 if problems else 0
-    for base, table, _ in TABLES:
-        write_all(base, table)
-        print(f"wrote {len(table)} artifacts under {base.relative_to(ROOT)}")
-    return 0
+    def write() -> str:
+        for base, table, _ in TABLES:
+            write_all(base, table)
+        lines = [f"wrote {len(t)} artifacts under {b.relative_to(ROOT)}" for b, t, _ in TABLES]
+        return "\n".join(lines)
+
+    return command_line(__doc__.splitlines()[0], differences, write)
 
 
 if __name__ == "__main__":

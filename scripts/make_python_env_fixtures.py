@@ -17,25 +17,24 @@ difference).
 
 from __future__ import annotations
 
-import argparse
 import bz2
-import filecmp
 import gzip
 import io
 import lzma
 import os
-import shutil
 import stat
 import struct
 import sys
 import tarfile
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generated_tree import command_line, same, table_differences, write_all  # noqa: E402
 
 ACTIVATE = """\
 # Stand-in for conda-pack's activate: the environment is the folder above this file.
@@ -317,57 +316,26 @@ def generated_files(root: Path) -> list[Path]:
     return found
 
 
-def write_all(base: Path) -> None:
-    for relative, spec in TABLE.items():
-        path = base / relative
-        if path.is_symlink() or path.is_file():
-            path.unlink()
-        elif path.is_dir():
-            shutil.rmtree(path)
-        spec.write(path)
-
-
 def _same(a: Path, b: Path) -> bool:
-    if a.is_symlink() or b.is_symlink():
-        return a.is_symlink() and b.is_symlink() and os.readlink(a) == os.readlink(b)
-    if not b.is_file() or not filecmp.cmp(a, b, shallow=False):
+    """Equal files, and the same executable bit (the stubs' matters to PL68x)."""
+    if not same(a, b):
         return False
+    if a.is_symlink():
+        return True
     return stat.S_IMODE(a.stat().st_mode) & 0o111 == stat.S_IMODE(b.stat().st_mode) & 0o111
 
 
 def differences() -> list[str]:
     """Files the table would write differently (or not at all) in the committed tree."""
-    problems = []
-    with tempfile.TemporaryDirectory() as scratch:
-        fresh = Path(scratch)
-        write_all(fresh)
-        produced = {p.relative_to(fresh) for p in generated_files(fresh)}
-        problems += [
-            f"{FIXTURES / rel}: differs from what the table produces"
-            for rel in sorted(produced)
-            if not _same(fresh / rel, FIXTURES / rel)
-        ]
-        cases = {Path(*Path(r).parts[:2]) for r in TABLE}
-        for case in sorted(cases):
-            for path in generated_files(FIXTURES / case):
-                rel = path.relative_to(FIXTURES)
-                if rel not in produced:
-                    problems.append(f"{FIXTURES / rel}: not produced by the table (stale?)")
-    return problems
+    return table_differences(FIXTURES, TABLE, 2, generated_files, _same)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare, do not write")
-    args = parser.parse_args()
-    if args.check:
-        problems = differences()
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        return 1 if problems else 0
-    write_all(FIXTURES)
-    print(f"wrote {len(TABLE)} environment fixtures under {FIXTURES.relative_to(ROOT)}")
-    return 0
+    def write() -> str:
+        write_all(FIXTURES, TABLE)
+        return f"wrote {len(TABLE)} environment fixtures under {FIXTURES.relative_to(ROOT)}"
+
+    return command_line(__doc__.splitlines()[0], differences, write)
 
 
 if __name__ == "__main__":

@@ -31,9 +31,9 @@ def test_output_is_deterministic(generator: ModuleType, tmp_path: Path) -> None:
         files = generator.generated_files(tmp_path)
         return {p.relative_to(tmp_path): p.read_bytes() for p in files if not p.is_symlink()}
 
-    generator.write_all(tmp_path)
+    generator.write_all(tmp_path, generator.TABLE)
     first = contents()
-    generator.write_all(tmp_path)
+    generator.write_all(tmp_path, generator.TABLE)
     assert contents() == first
 
 
