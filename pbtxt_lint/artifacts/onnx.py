@@ -26,6 +26,8 @@ from pbtxt_lint.artifacts.signature import (
     ArtifactProblem,
     Dim,
     TensorSpec,
+    map_artifact,
+    reason,
 )
 from pbtxt_lint.schema.datatypes import config_type_from_onnx
 
@@ -82,7 +84,7 @@ def read_onnx(path: Path, model_dir: Path) -> OnnxSignature:
     """
     target = _model_file(path)
     label = str(target)
-    with _map(target, label) as buf:
+    with map_artifact(target, label) as buf:
         if buf[: len(_LFS_MAGIC)] == _LFS_MAGIC:
             raise _lfs_error(buf, label)
         model = _Model(_Wire(buf, label))
@@ -172,26 +174,7 @@ def _stat(path: Path, missing: str) -> os.stat_result:
     except (FileNotFoundError, NotADirectoryError):
         raise ArtifactError("not-a-file", missing) from None
     except (OSError, ValueError) as exc:
-        raise ArtifactError("unreadable", f"cannot access {path}: {_reason(exc)}") from None
-
-
-def _map(path: Path, label: str) -> storage.Buffer:
-    """Map the file read-only (an object: read by ranges); bytes are then read only
-    where the walker looks."""
-    try:
-        return storage.map_file(path)
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot open {label}: {_reason(exc)}") from None
-    except storage.NotRegularFile:
-        raise ArtifactError("not-a-file", f"{label} is not a regular file") from None
-    except storage.EmptyFile:
-        raise ArtifactError("empty", f"{label} is empty (0 bytes)") from None
-    except storage.MapFailed as exc:
-        raise ArtifactError("unreadable", f"cannot map {label}: {exc.reason}") from None
-
-
-def _reason(exc: BaseException) -> str:
-    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ArtifactError("unreadable", f"cannot access {path}: {reason(exc)}") from None
 
 
 def _lfs_error(buf: storage.Buffer, label: str) -> ArtifactError:

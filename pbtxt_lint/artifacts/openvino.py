@@ -36,6 +36,7 @@ from pbtxt_lint.artifacts.signature import (
     Dim,
     Signature,
     TensorSpec,
+    reason,
 )
 
 __all__ = ["OpenVinoSignature", "parse_dims", "read_openvino"]
@@ -81,7 +82,7 @@ def read_openvino(path: Path, model_dir: Path) -> OpenVinoSignature:
     try:
         st = storage.stat(path)
     except (OSError, ValueError) as exc:
-        raise ArtifactError("not-a-file", f"cannot access {label}: {_reason(exc)}") from None
+        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
     if not stat.S_ISREG(st.st_mode):
         what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise ArtifactError("not-a-file", f"{label} is {what}; Triton needs the IR's XML file")
@@ -117,7 +118,7 @@ def read_openvino(path: Path, model_dir: Path) -> OpenVinoSignature:
             f"line {exc.lineno}, column {exc.offset}",
         ) from None
     except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot read {label}: {_reason(exc)}") from None
+        raise ArtifactError("unreadable", f"cannot read {label}: {reason(exc)}") from None
     except RecursionError:
         return _uninspected(path, "its elements are nested too deeply")
     except (LookupError, ValueError) as exc:
@@ -405,7 +406,3 @@ def _decimal(text: str) -> int | None:
 
 def _port_shape(port: _Port) -> tuple[Dim, ...]:
     return tuple(_dim(d) for d in port.dims)
-
-
-def _reason(exc: BaseException) -> str:
-    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

@@ -31,7 +31,7 @@ from typing import Any, cast
 from pbtxt_lint import storage
 from pbtxt_lint.artifacts.python_execute import ExecuteFacts, execute_facts, position
 from pbtxt_lint.artifacts.python_syntax import Aliases
-from pbtxt_lint.artifacts.signature import ArtifactError, ArtifactProblem, Signature
+from pbtxt_lint.artifacts.signature import ArtifactError, ArtifactProblem, Signature, reason
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 
@@ -199,7 +199,7 @@ def read_python_model(path: Path, model_dir: Path) -> PythonSignature:
     try:
         st = storage.stat(path)
     except (OSError, ValueError) as exc:
-        raise ArtifactError("not-a-file", f"cannot access {label}: {_reason(exc)}") from None
+        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
     if not stat.S_ISREG(st.st_mode):
         what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise ArtifactError("not-a-file", f"{label} is {what}; the stub imports a .py file")
@@ -208,7 +208,7 @@ def read_python_model(path: Path, model_dir: Path) -> PythonSignature:
     try:
         source = storage.read_whole(path, MAX_SOURCE_BYTES)
     except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot read {label}: {_reason(exc)}") from None
+        raise ArtifactError("unreadable", f"cannot read {label}: {reason(exc)}") from None
     if len(source) > MAX_SOURCE_BYTES:  # it grew after os.stat
         return _too_large(path, len(source))
     if source.startswith(_LFS_MAGIC):
@@ -259,10 +259,6 @@ def _too_large(path: Path, size: int) -> PythonSignature:
 def _uninspected(path: Path, why: str) -> PythonSignature:
     problem = ArtifactProblem("not-inspected", f"model.py was not analysed: {why}")
     return PythonSignature("python", path, (), (), {}, (problem,), model_class="unknown")
-
-
-def _reason(exc: BaseException) -> str:
-    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
 # --- static analysis ------------------------------------------------------------------------

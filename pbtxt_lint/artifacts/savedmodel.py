@@ -30,6 +30,8 @@ from pbtxt_lint.artifacts.signature import (
     Dim,
     Signature,
     TensorSpec,
+    map_artifact,
+    reason,
 )
 
 __all__ = [
@@ -111,7 +113,7 @@ def read_savedmodel(path: Path, model_dir: Path) -> SavedModelSignature:
     try:
         st = storage.stat(path)
     except (OSError, ValueError) as exc:
-        raise ArtifactError("not-a-file", f"cannot access {label}: {_reason(exc)}") from None
+        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
     if stat.S_ISDIR(st.st_mode):
         raise ArtifactError("not-a-file", f"{label} is a folder, not saved_model.pb")
     if not stat.S_ISREG(st.st_mode):
@@ -124,16 +126,7 @@ def read_savedmodel(path: Path, model_dir: Path) -> SavedModelSignature:
         )
     if st.st_size == 0:
         raise ArtifactError("empty", f"{label} is empty (0 bytes)")
-    try:
-        buf = storage.map_file(path)  # an object: read by ranges
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot open {label}: {_reason(exc)}") from None
-    except storage.NotRegularFile:
-        raise ArtifactError("not-a-file", f"{label} is not a regular file") from None
-    except storage.EmptyFile:
-        raise ArtifactError("empty", f"{label} is empty (0 bytes)") from None
-    except storage.MapFailed as exc:
-        raise ArtifactError("unreadable", f"cannot map {label}: {exc.reason}") from None
+    buf = map_artifact(path, label)
     with buf:
         if buf[: len(_LFS_MAGIC)] == _LFS_MAGIC:
             raise ArtifactError(
@@ -313,7 +306,3 @@ class _Reader:
             elif number == 3 and wire == 0:
                 unknown_rank = bool(a)
         return None if unknown_rank else tuple(dims)
-
-
-def _reason(exc: BaseException) -> str:
-    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
+from pbtxt_lint import storage
+
 if TYPE_CHECKING:
     from pbtxt_lint.artifacts.onnx_signature import Inference
 
@@ -72,3 +74,24 @@ class ArtifactError(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
+
+
+def reason(exc: BaseException) -> str:
+    """Why a read failed, for a message: the OS's words ("Permission denied") when
+    there are some, else the exception's text."""
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+def map_artifact(path: Path, label: str) -> storage.Buffer:
+    """The file mapped read-only (an object in a bucket: read by ranges), bytes then
+    read only where a reader looks; every failure an `ArtifactError`."""
+    try:
+        return storage.map_file(path)
+    except OSError as exc:
+        raise ArtifactError("unreadable", f"cannot open {label}: {reason(exc)}") from None
+    except storage.NotRegularFile:
+        raise ArtifactError("not-a-file", f"{label} is not a regular file") from None
+    except storage.EmptyFile:
+        raise ArtifactError("empty", f"{label} is empty (0 bytes)") from None
+    except storage.MapFailed as exc:
+        raise ArtifactError("unreadable", f"cannot map {label}: {exc.reason}") from None

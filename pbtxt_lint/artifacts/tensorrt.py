@@ -43,6 +43,7 @@ from pbtxt_lint.artifacts.signature import (
     Dim,
     Signature,
     TensorSpec,
+    reason,
 )
 from pbtxt_lint.schema.datatypes import config_type_from_tensorrt
 
@@ -172,7 +173,7 @@ def read_plan(path: Path, model_dir: Path) -> PlanSignature:
     try:
         st = storage.stat(path)
     except (OSError, ValueError) as exc:
-        raise ArtifactError("not-a-file", f"cannot access {label}: {_reason(exc)}") from None
+        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
     if stat.S_ISDIR(st.st_mode):
         raise ArtifactError("not-a-file", f"{label} is a folder; Triton needs the plan file")
     if not stat.S_ISREG(st.st_mode):
@@ -182,7 +183,7 @@ def read_plan(path: Path, model_dir: Path) -> PlanSignature:
     try:
         head = storage.read_head(path, 1024)
     except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot read {label}: {_reason(exc)}") from None
+        raise ArtifactError("unreadable", f"cannot read {label}: {reason(exc)}") from None
     if head.startswith(_LFS_MAGIC):
         raise ArtifactError(
             "lfs-pointer",
@@ -265,10 +266,6 @@ def _what_instead(head: bytes) -> str:
     if head[:1] == b"\x08" or head.startswith(b"\x0a"):
         return "it looks like a protobuf (an ONNX model?); build a plan from it with trtexec"
     return f"it does not start with the plan magic 'ftrt' (first bytes: {head[:8].hex(' ')})"
-
-
-def _reason(exc: BaseException) -> str:
-    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
 # --- deep check (needs the tensorrt package and a CUDA device) ---------------------------

@@ -37,6 +37,7 @@ from pbtxt_lint.artifacts.signature import (
     ArtifactProblem,
     Signature,
     TensorSpec,
+    reason,
 )
 
 __all__ = ["ForwardArg", "Returned", "TorchScriptSignature", "read_torchscript"]
@@ -150,7 +151,7 @@ def read_torchscript(path: Path, model_dir: Path) -> TorchScriptSignature:
     try:
         st = storage.stat(path)
     except (OSError, ValueError) as exc:
-        raise ArtifactError("not-a-file", f"cannot access {label}: {_reason(exc)}") from None
+        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
     if not stat.S_ISREG(st.st_mode):
         what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise ArtifactError("not-a-file", f"{label} is {what}; Triton needs the TorchScript file")
@@ -160,7 +161,7 @@ def read_torchscript(path: Path, model_dir: Path) -> TorchScriptSignature:
         with storage.open_binary(path) as handle:
             return _read(handle, path, st.st_size)
     except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot read {label}: {_reason(exc)}") from None
+        raise ArtifactError("unreadable", f"cannot read {label}: {reason(exc)}") from None
 
 
 def _read(handle: BinaryIO, path: Path, size: int) -> TorchScriptSignature:
@@ -510,7 +511,3 @@ def _what_instead(head: bytes) -> str:
     if head[:1] == b"\x08":
         return "it looks like a protobuf (an ONNX model?)"
     return f"its first bytes are {head[:8].hex(' ')}"
-
-
-def _reason(exc: BaseException) -> str:
-    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
