@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pbtxt_lint.artifacts.python_responses import ResponseGap, response_gaps
-from pbtxt_lint.artifacts.python_syntax import Aliases, argument, string_literal
+from pbtxt_lint.artifacts.python_syntax import (
+    Aliases,
+    argument,
+    is_name,
+    own_nodes,
+    string_literal,
+)
 
 FINAL_FLAG = "TRITONSERVER_RESPONSE_COMPLETE_FINAL"
 Guard = Literal["checked", "unchecked", ""]
@@ -218,7 +224,7 @@ def execute_facts(tree: ast.Module, cls: ast.ClassDef | None, aliases: Aliases) 
     if execute is None:
         return facts
     requests = _requests_parameter(execute)
-    body = list(_own_nodes(execute))
+    body = list(own_nodes(execute))
     returns = _Returns(methods)
     last = execute.body[-1] if execute.body else None
     return ExecuteFacts(
@@ -230,7 +236,7 @@ def execute_facts(tree: ast.Module, cls: ast.ClassDef | None, aliases: Aliases) 
             n.lineno
             for n in body
             if isinstance(n, ast.Subscript)
-            and _is_name(n.value, requests)
+            and is_name(n.value, requests)
             and isinstance(n.slice, ast.Constant)
             and n.slice.value == 0
         ),
@@ -274,20 +280,6 @@ def _requests_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str
     return positional[1].arg if len(positional) >= 2 else None
 
 
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function, without those of functions and classes nested in it."""
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            stack.extend(ast.iter_child_nodes(node))
-
-
-def _is_name(node: ast.AST, name: str | None) -> bool:
-    return name is not None and isinstance(node, ast.Name) and node.id == name
-
-
 class _Returns:
     """What return statements return; `return self.helper(requests)` is what the
     helper returns (None when none of its returns has a value). Each helper is judged
@@ -317,7 +309,7 @@ class _Returns:
         key = id(helper)
         if key not in self.none_of:
             self.none_of[key] = False  # while it is judged (a recursive helper): a value
-            nodes = list(_own_nodes(helper))
+            nodes = list(own_nodes(helper))
             self.none_of[key] = not any(
                 isinstance(n, ast.Yield | ast.YieldFrom) for n in nodes
             ) and all(self.of(n, depth).kind == "none" for n in nodes if isinstance(n, ast.Return))
@@ -332,7 +324,7 @@ def _called_helper(
     func = value.func
     if isinstance(func, ast.Name):
         return functions.get(func.id)
-    if isinstance(func, ast.Attribute) and _is_name(func.value, "self"):
+    if isinstance(func, ast.Attribute) and is_name(func.value, "self"):
         return functions.get(func.attr)
     return None
 
@@ -345,17 +337,17 @@ def _walks_requests(body: list[ast.AST], requests: str | None) -> bool:
         return True  # execute(self, *args): not judged
     for node in body:
         if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
-            if any(_is_name(n, requests) for n in ast.walk(node.iter)):
+            if any(is_name(n, requests) for n in ast.walk(node.iter)):
                 return True
         elif isinstance(node, ast.Call):
-            if any(_is_name(a, requests) for a in node.args) or any(
-                _is_name(k.value, requests) for k in node.keywords
+            if any(is_name(a, requests) for a in node.args) or any(
+                is_name(k.value, requests) for k in node.keywords
             ):
                 return True
         elif (
             isinstance(node, ast.Return | ast.Assign)
             and node.value is not None
-            and _is_name(node.value, requests)
+            and is_name(node.value, requests)
         ):
             return True  # handed on whole
     return False
@@ -451,7 +443,7 @@ def _input_reads(index: _Index, aliases: Aliases, lookups: frozenset[str]) -> It
         uses = uses_in.get(id(function))
         if uses is None:  # the reads of each name in this function, found once
             uses = uses_in[id(function)] = {}
-            for other in _own_nodes(function):
+            for other in own_nodes(function):
                 key = _target_key(other) if isinstance(other, ast.Name | ast.Attribute) else ""
                 if key and not isinstance(getattr(other, "ctx", None), ast.Store):
                     uses.setdefault(key, []).append(other)
@@ -672,7 +664,7 @@ class _TensorFlow:
                 if helper is not None and id(helper) not in seen:
                     seen.add(id(helper))
                     stack.extend(
-                        n.value for n in _own_nodes(helper) if isinstance(n, ast.Return) and n.value
+                        n.value for n in own_nodes(helper) if isinstance(n, ast.Return) and n.value
                     )
             stack.extend(ast.iter_child_nodes(node))
         return frozenset(found)
@@ -680,7 +672,7 @@ class _TensorFlow:
     def _helper(self, func: ast.expr) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         if isinstance(func, ast.Name):
             return self.functions.get(func.id)
-        if isinstance(func, ast.Attribute) and _is_name(func.value, "self"):
+        if isinstance(func, ast.Attribute) and is_name(func.value, "self"):
             return self.functions.get(func.attr)
         return None
 
@@ -708,7 +700,7 @@ class _TensorFlow:
             func = call.func
             called: str | None = func.id if isinstance(func, ast.Name) else None
             offset = 0
-            if isinstance(func, ast.Attribute) and _is_name(func.value, "self"):
+            if isinstance(func, ast.Attribute) and is_name(func.value, "self"):
                 called, offset = func.attr, 1
             if called is None or called not in passing:
                 continue

@@ -20,6 +20,14 @@ import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pbtxt_lint.artifacts.python_syntax import (
+    argument,
+    int_literal,
+    is_name,
+    own_nodes,
+    string_literal,
+)
+
 _Absent = tuple[frozenset[str], ...]
 _State = tuple[int, str, _Absent]
 _APPENDED: _State = (0, "", ())
@@ -34,7 +42,6 @@ class ResponseGap:
 
     responses: str
     """The name of the list execute returns."""
-    loop_line: int
     append_line: int
     """The first append to the list."""
     line: int
@@ -83,29 +90,23 @@ def _judge(
     start = (loop.lineno, "when the loop body runs to its end", ())
     ends = walker.block(loop.body, frozenset({start}))
     gaps = sorted(walker.gaps + [state for state in ends if state != _APPENDED])
-    return tuple(
-        ResponseGap(name, loop.lineno, appends[0], line, how, absent) for line, how, absent in gaps
-    )
+    return tuple(ResponseGap(name, appends[0], line, how, absent) for line, how, absent in gaps)
 
 
 def _input_tensors(execute: ast.AST) -> dict[str, str]:
     """Variables bound once to `get_input_tensor_by_name(request, "NAME")`: NAME."""
     found: dict[str, str | None] = {}
-    for node in _own_nodes(execute):
+    for node in own_nodes(execute):
         if not isinstance(node, ast.Assign | ast.AnnAssign):
             continue
         value = node.value
         tensor = None
-        if isinstance(value, ast.Call) and len(value.args) == 2:
+        if isinstance(value, ast.Call):
             function = value.func
-            called = (
-                function.attr
-                if isinstance(function, ast.Attribute)
-                else getattr(function, "id", "")
-            )
-            argument = value.args[1]
-            if called == "get_input_tensor_by_name" and isinstance(argument, ast.Constant):
-                tensor = argument.value if isinstance(argument.value, str) else None
+            called = function.attr if isinstance(function, ast.Attribute) else ""
+            called = called or (function.id if isinstance(function, ast.Name) else "")
+            if called == "get_input_tensor_by_name":
+                tensor = string_literal(argument(value, 1, "name"))
         for target in _targets(node):
             found[target] = tensor if target not in found or found[target] == tensor else None
     return {variable: tensor for variable, tensor in found.items() if tensor is not None}
@@ -115,16 +116,16 @@ def _loops_over(statement: ast.stmt, requests: str) -> bool:
     if not isinstance(statement, ast.For):
         return False
     source = statement.iter
-    if isinstance(source, ast.Call) and _is_name(source.func, "enumerate") and source.args:
+    if isinstance(source, ast.Call) and is_name(source.func, "enumerate") and source.args:
         source = source.args[0]
-    return _is_name(source, requests)
+    return is_name(source, requests)
 
 
 def _returned_list(execute: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     """The name every `return` of execute returns, if they all return one name."""
     names = {
         node.value.id if isinstance(node.value, ast.Name) else None
-        for node in _own_nodes(execute)
+        for node in own_nodes(execute)
         if isinstance(node, ast.Return)
     }
     return names.pop() if len(names) == 1 else None
@@ -152,15 +153,15 @@ def _appends_only(execute: ast.AST, name: str, loop: ast.For) -> list[int]:
     if not appends:
         raise _Unclear
     allowed = {id(call.func.value) for call in appends if isinstance(call.func, ast.Attribute)}
-    for node in _own_nodes(execute):
+    for node in own_nodes(execute):
         if isinstance(node, ast.Assign | ast.AnnAssign) and _targets(node) == [name]:
             if _is_empty_list(node.value):
                 allowed.update(id(t) for t in _target_nodes(node))
         elif isinstance(node, ast.Return) and node.value is not None:
             allowed.add(id(node.value))
-        elif isinstance(node, ast.Call) and _is_name(node.func, "len") and len(node.args) == 1:
+        elif isinstance(node, ast.Call) and is_name(node.func, "len") and len(node.args) == 1:
             allowed.add(id(node.args[0]))
-    for node in _own_nodes(execute):
+    for node in own_nodes(execute):
         if isinstance(node, ast.Name) and node.id == name and id(node) not in allowed:
             raise _Unclear
     return sorted(call.lineno for call in appends)
@@ -194,7 +195,7 @@ def _is_append(node: ast.expr, name: str) -> bool:
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "append"
-        and _is_name(node.func.value, name)
+        and is_name(node.func.value, name)
         and len(node.args) == 1
     )
 
@@ -245,7 +246,7 @@ class _Walker:
             raise _Unclear
         if isinstance(node, ast.For | ast.AsyncFor | ast.While):
             # Its continue and break leave that loop, not this one; a return leaves both.
-            if any(isinstance(n, ast.Return) for n in _shallow(node)):
+            if any(isinstance(n, ast.Return) for n in own_nodes(node)):
                 raise _Unclear
             return states
         return states
@@ -287,13 +288,13 @@ class _Walker:
         """Is the test false only when a per-item list is empty? (`items`, `len(items)`,
         `len(items) > 0`, `len(items) != 0`, `len(items) >= 1`)"""
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
-            bound = _int(test.comparators[0])
+            bound = int_literal(test.comparators[0])
             operator = test.ops[0]
             nonzero = (isinstance(operator, ast.Gt | ast.NotEq) and bound == 0) or (
                 isinstance(operator, ast.GtE) and bound == 1
             )
             return nonzero and self.emptiness(test.left)
-        if isinstance(test, ast.Call) and _is_name(test.func, "len") and len(test.args) == 1:
+        if isinstance(test, ast.Call) and is_name(test.func, "len") and len(test.args) == 1:
             test = test.args[0]
         return isinstance(test, ast.Name) and test.id in self.per_item
 
@@ -321,7 +322,7 @@ def _per_item_lists(body: Sequence[ast.stmt]) -> set[str]:
         source = statement.iter
         if not (
             isinstance(source, ast.Call)
-            and _is_name(source.func, "range")
+            and is_name(source.func, "range")
             and len(source.args) == 1
             and _batch_size(source.args[0], sizes)
         ):
@@ -357,20 +358,14 @@ def _batch_size(node: ast.expr | None, names: set[str]) -> bool:
     """`x.shape[0]`, `len(x)`, or a name bound to one of them."""
     if isinstance(node, ast.Name):
         return node.id in names
-    if isinstance(node, ast.Call) and _is_name(node.func, "len") and len(node.args) == 1:
+    if isinstance(node, ast.Call) and is_name(node.func, "len") and len(node.args) == 1:
         return True
     return (
         isinstance(node, ast.Subscript)
         and isinstance(node.value, ast.Attribute)
         and node.value.attr == "shape"
-        and _int(node.slice) == 0
+        and int_literal(node.slice) == 0
     )
-
-
-def _int(node: ast.expr) -> int | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int):
-        return node.value
-    return None
 
 
 def _branch(
@@ -388,24 +383,6 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _shallow(node: ast.AST) -> Iterable[ast.AST]:
-    """The nodes of a statement, without nested functions or classes."""
-    stack = list(ast.iter_child_nodes(node))
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            continue
-        yield current
-        stack.extend(ast.iter_child_nodes(current))
-
-
-def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.AST) -> Iterable[ast.AST]:
-    """The function's nodes, without those of functions defined inside it."""
-    for statement in getattr(function, "body", []):
-        yield statement
-        yield from _shallow(statement)
-
-
 def _targets(node: ast.Assign | ast.AnnAssign) -> list[str]:
     return [t.id for t in _target_nodes(node) if isinstance(t, ast.Name)]
 
@@ -417,8 +394,4 @@ def _target_nodes(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
 def _is_empty_list(node: ast.expr | None) -> bool:
     if isinstance(node, ast.List):
         return not node.elts
-    return isinstance(node, ast.Call) and _is_name(node.func, "list") and not node.args
-
-
-def _is_name(node: ast.expr, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
+    return isinstance(node, ast.Call) and is_name(node.func, "list") and not node.args

@@ -12,7 +12,7 @@ model.py readers.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 UTILS_MODULE = "triton_python_backend_utils"
@@ -81,6 +81,20 @@ class Aliases:
         if isinstance(node, ast.Name) and parts and node.id in self.numpy_modules:
             return ".".join(reversed(parts))
         return None
+
+
+def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function, without those of functions and classes nested in it."""
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def is_name(node: ast.AST, name: str | None) -> bool:
+    return name is not None and isinstance(node, ast.Name) and node.id == name
 
 
 def string_literal(node: ast.expr | None) -> str | None:
