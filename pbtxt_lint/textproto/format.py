@@ -288,26 +288,6 @@ class _Printer:
         line = node.name.line
         self.emit(depth, text + self.trailing(node.last), line, line, blank=True)
 
-    def item(
-        self,
-        prefix: str,
-        block: Block,
-        descriptor: Descriptor,
-        depth: int,
-        last: Token,
-        *,
-        suffix: str = "",
-        blank: bool = False,
-    ) -> None:
-        """One element of a list of messages (`prefix` names a map entry's field)."""
-        close = block.close
-        if close is not None and block.fields and self.kept_line(block.open, close):
-            text = prefix + self.source[block.open.start : close.end] + suffix
-            comment = self.trailing_after(close, last)
-            self.emit(depth, text + comment, close.line, close.line, blank=blank)
-            return
-        self.block(prefix, block, descriptor, depth, last, suffix=suffix, blank=blank)
-
     def block(
         self,
         prefix: str,
@@ -323,6 +303,11 @@ class _Printer:
         comment belongs to the closing line."""
         close = block.close
         assert close is not None
+        if block.fields and self.kept_line(block.open, close):
+            text = prefix + self.source[block.open.start : close.end] + suffix
+            comment = self.trailing_after(close, last)
+            self.emit(depth, text + comment, close.line, close.line, blank=blank)
+            return
         if not block.fields and not self.has_comment(block.open.start, close.start):
             line = prefix + "{ }" + suffix
             self.emit(
@@ -355,7 +340,7 @@ class _Printer:
             assert isinstance(item, Block)
             self.leading(item.open.start, depth)
             last = node.last if position == len(items) - 1 else item.last
-            self.item(f"{name} ", item, entry, depth, last, blank=True)
+            self.block(f"{name} ", item, entry, depth, last, blank=True)
         if isinstance(value, ListValue) and value.close is not None:
             self.leading(value.close.start, depth)
 
@@ -383,7 +368,7 @@ class _Printer:
             closes = is_last_of_field and not (node is final and isinstance(node.value, ListValue))
             last = node.last if closes else item.last
             comma = "," if position < len(items) - 1 else ""
-            self.item("", item, element, depth + 1, last, suffix=comma)
+            self.block("", item, element, depth + 1, last, suffix=comma)
             if is_last_of_field and isinstance(node.value, ListValue) and node.value.close:
                 self.leading(node.value.close.start, depth + 1, blank=False)
         self.close_list(depth, final)
