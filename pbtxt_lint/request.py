@@ -751,8 +751,7 @@ def _corrid_control(config: ModelConfig) -> tuple[str, str] | None:
     for control_input in config.sequence_batching.control_input:
         for control in control_input.control:
             if control.kind == control.CONTROL_SEQUENCE_CORRID:
-                value = DATA_TYPE_DESCRIPTOR.values_by_number.get(control.data_type)
-                return control_input.name, value.name if value else "TYPE_INVALID"
+                return control_input.name, _data_type_name(control.data_type)
     return None
 
 
