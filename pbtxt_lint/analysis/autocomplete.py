@@ -8,7 +8,7 @@ core then normalises again. Every later check (the backend's own I/O validation,
 core's, the ensemble checks) sees the completed config, so the linter must judge that
 config rather than the file as written.
 
-`complete_config` computes it; checks read it as `context.completed` (or
+`complete_with` computes it; checks read it as `context.completed` (or
 `context.completed_for(version)`), so it is computed once per model.
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from pbtxt_lint.analysis.artifacts import ArtifactState, ModelArtifacts
-from pbtxt_lint.analysis.completed import STRICT_NOTE, CompletedConfig, CompletionError
+from pbtxt_lint.analysis.completed import CompletedConfig, CompletionError
 from pbtxt_lint.artifacts.formats import artifact_format
 from pbtxt_lint.artifacts.signature import Signature, TensorSpec
 from pbtxt_lint.schema import DataType, ModelConfig
@@ -208,21 +208,6 @@ COMPLETERS: dict[str, BackendCompleter] = {
 
 
 # --- the entry point ---------------------------------------------------------------------
-
-
-def complete_config(context: ModelContext, version: int | None = None) -> CompletedConfig:
-    """The config Triton validates for `version` (default: the highest loaded one).
-
-    Strict mode, a complete config, or a backend whose auto-complete is not emulated
-    return the core-completed config unchanged, with a `note` saying why.
-    """
-    effective = context.effective
-    if effective is None:
-        reason = context.autofill.error if context.autofill else None
-        return CompletedConfig(None, note=reason or "the config cannot be read or parsed")
-    if context.strict:
-        return CompletedConfig(effective, note=STRICT_NOTE)
-    return complete_with(context, effective, context.artifacts, version)
 
 
 def complete_with(

@@ -192,17 +192,26 @@ class ModelContext:
         return self.completed_for(None)
 
     def completed_for(self, version: int | None) -> CompletedConfig:
-        """`completed` for one version's model file (None: the highest loaded one)."""
+        """`completed` for one version's model file (None: the highest loaded one).
+
+        Strict mode, a complete config, or a backend whose auto-complete is not
+        emulated give the core-completed config unchanged, with a `note` saying why.
+        """
         memo = self._memo
         key = ("completed", version)
         if key not in memo:
-            if self.strict and self.effective is not None:
-                memo[key] = CompletedConfig(self.effective, note=STRICT_NOTE)
+            effective = self.effective
+            if effective is None:
+                reason = self.autofill.error if self.autofill else None
+                note = reason or "the config cannot be read or parsed"
+                memo[key] = CompletedConfig(None, note=note)
+            elif self.strict:
+                memo[key] = CompletedConfig(effective, note=STRICT_NOTE)
             else:
                 # Deferred for start-up time: only auto-complete needs the emulations.
-                from pbtxt_lint.analysis.autocomplete import complete_config
+                from pbtxt_lint.analysis.autocomplete import complete_with
 
-                memo[key] = complete_config(self, version)
+                memo[key] = complete_with(self, effective, self.artifacts, version)
         return cast("CompletedConfig", memo[key])
 
     @property
