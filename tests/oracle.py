@@ -259,6 +259,25 @@ def find_tritonserver() -> TritonServer | None:
     return _find(cache_dir().resolve())
 
 
+def require_tritonserver() -> TritonServer:
+    """The server for a test that needs it; without one, `fail_or_skip`."""
+    found = find_tritonserver()
+    if found is None:
+        fail_or_skip(f"tritonserver could not be fetched: {fetch_error()}")
+    assert found is not None
+    return found
+
+
+def fail_or_skip(message: str) -> None:
+    """Skip the test that lacks what it needs, but fail it in CI (`CI=true`), where a
+    missing server must not pass silently."""
+    import pytest  # only tests call this; scripts import this module too
+
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 # --------------------------------------------------------------------------- running
 
 

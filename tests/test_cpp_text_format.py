@@ -12,14 +12,13 @@ binder builds is the one Python's `text_format` builds, wherever Python accepts.
 # ruff: noqa: E501  (the tables keep each case on one line, as tritonserver saw it)
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
 import pytest
 from fixture_cases import corpus
 from google.protobuf import text_format
-from oracle import TritonServer, fetch_error, find_tritonserver
+from oracle import TritonServer, require_tritonserver
 
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.textproto.parse import parse_config
@@ -552,13 +551,7 @@ def test_tables_are_what_tritonserver_does(tmp_path: Path) -> None:
 
 
 def _server() -> TritonServer:
-    found = find_tritonserver()
-    if found is None:
-        message = f"tritonserver could not be fetched: {fetch_error()}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
+    return require_tritonserver()
 
 
 CONFIGS = list(corpus("*.pbtxt").values())

@@ -11,7 +11,6 @@ Skips only when tritonserver cannot be fetched, and never under CI=true.
 from __future__ import annotations
 
 import dataclasses
-import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -37,7 +36,7 @@ from differential import (
     write_repository,
 )
 from google.protobuf import text_format
-from oracle import TritonServer, Verdict, fetch_error, find_tritonserver
+from oracle import TritonServer, Verdict, require_tritonserver
 
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.linter import lint
@@ -63,13 +62,7 @@ is fixed, and the run proves the fix. Any other disagreement fails the run."""
 
 @pytest.fixture(scope="module")
 def server() -> TritonServer:
-    found = find_tritonserver()
-    if found is None:
-        message = f"tritonserver could not be fetched: {fetch_error()}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
+    return require_tritonserver()
 
 
 # --------------------------------------------------------------------------- the run

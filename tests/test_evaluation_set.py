@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
-import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -23,7 +22,7 @@ from typing import Any
 
 import pytest
 from google.protobuf import text_format
-from oracle import TritonServer, fetch_error, find_tritonserver
+from oracle import TritonServer, require_tritonserver
 
 from pbtxt_lint.schema import model_config_pb2
 
@@ -111,13 +110,7 @@ def test_scorer_runs_on_a_case(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.fixture(scope="module")
 def server() -> TritonServer:
-    found = find_tritonserver()
-    if found is None:
-        message = f"tritonserver could not be fetched: {fetch_error()}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
+    return require_tritonserver()
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)

@@ -40,10 +40,10 @@ from oracle import (
     _kill,
     _LogReader,
     _server_env,
-    fetch_error,
-    find_tritonserver,
+    fail_or_skip,
     model_directories,
     parse_log,
+    require_tritonserver,
 )
 
 from pbtxt_lint.diagnostics import Severity
@@ -75,25 +75,16 @@ output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 1 ] } ]
 MODEL = "class TritonPythonModel:\n    def execute(self, requests):\n        return []\n"
 
 
-def _fail_or_skip(message: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
 def backend() -> Iterator[tuple[TritonServer, Path, Path, Path]]:
     """(server, backend folder, this Python's stub, host libpython)."""
-    server = find_tritonserver()
-    if server is None:
-        _fail_or_skip(f"tritonserver could not be fetched: {fetch_error()}")
-    assert server is not None
+    server = require_tritonserver()
     found = ctypes.util.find_library(f"python{VERSION}")
     library = _library_path(found) if found else None
     tree = server.binary.parent.parent
     stub = tree / "python_backend_stubs" / VERSION / "triton_python_backend_stub"
     if library is None or not stub.is_file():
-        _fail_or_skip(f"no shared libpython{VERSION} or no {VERSION} stub in the wheel")
+        fail_or_skip(f"no shared libpython{VERSION} or no {VERSION} stub in the wheel")
     assert library is not None
     with tempfile.TemporaryDirectory(prefix="pbtxt-lint-pyrt-") as scratch:
         backends = Path(scratch) / "backends"

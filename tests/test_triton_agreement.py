@@ -11,12 +11,11 @@ under CI=true (the oracle module fails instead).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from fixture_cases import Case, all_cases, materialize
-from oracle import TritonServer, fetch_error, find_tritonserver
+from oracle import TritonServer, require_tritonserver
 
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.linter import lint
@@ -35,13 +34,7 @@ CASES = [c for c in all_cases() if not c.fifos and "crash" not in c.name]
 
 @pytest.fixture(scope="module")
 def server() -> TritonServer:
-    found = find_tritonserver()
-    if found is None:
-        message = f"tritonserver could not be fetched: {fetch_error()}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
+    return require_tritonserver()
 
 
 def lint_errors(folder: Path, args: tuple[str, ...]) -> dict[str, list[tuple[str, str]]]:

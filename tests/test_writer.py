@@ -8,7 +8,6 @@ and it lints clean of what the command claims to handle.
 from __future__ import annotations
 
 import difflib
-import os
 import shutil
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -21,7 +20,7 @@ from google.protobuf.descriptor import Descriptor
 from hypothesis import HealthCheck, assume, given, settings
 from onnx import TensorProto
 from onnx_builders import IO, build_model, write_model
-from oracle import fetch_error, find_tritonserver
+from oracle import require_tritonserver
 from pbtxt_strategies import configs
 
 from pbtxt_lint.cli import cli
@@ -355,12 +354,7 @@ def test_triton_accepts_what_init_writes_without_auto_complete(tmp_path: Path) -
     """Every starter init writes for a fixture model, in one repository, read by the real
     tritonserver with auto-complete disabled: the config alone must pass its poll-time
     checks (I/O included), so the verdict is at worst a missing backend."""
-    server = find_tritonserver()
-    if server is None:
-        message = f"tritonserver could not be fetched: {fetch_error()}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    server = require_tritonserver()
     repository = tmp_path / "repository"
     repository.mkdir()
     for case in CASES:
