@@ -8,10 +8,8 @@ wheel has been fetched for the oracle tests.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import struct
-import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -20,22 +18,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import cache_dir
+from script_modules import load_script
 
 from pbtxt_lint.artifacts.elf import NotElf, libpython_version, read_elf
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "make_python_env_fixtures.py"
 SEED = ROOT / "tests/fixtures/rules/PL684/pass_x86_64_stub/m/triton_python_backend_stub"
 
 
 @pytest.fixture(scope="module")
 def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_python_env_fixtures", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_python_env_fixtures")
 
 
 @pytest.mark.parametrize(

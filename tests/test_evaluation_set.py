@@ -13,16 +13,15 @@ writes, and the real tritonserver 2.51 accepts every model at its poll stage (a 
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from google.protobuf import text_format
 from oracle import TritonServer, require_tritonserver
+from script_modules import load_script
 
 from pbtxt_lint.schema import model_config_pb2
 
@@ -41,16 +40,6 @@ ACCEPTED = {"backend_missing", "ready"}
 def spec(case: Path) -> dict[str, Any]:
     with (case / "case.toml").open("rb") as handle:
         return tomllib.load(handle)
-
-
-def load_script(name: str) -> ModuleType:
-    path = ROOT / "scripts" / f"{name}.py"
-    module_spec = importlib.util.spec_from_file_location(name, path)
-    assert module_spec is not None and module_spec.loader is not None
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[module_spec.name] = module
-    module_spec.loader.exec_module(module)
-    return module
 
 
 def test_the_set_is_large_enough() -> None:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from script_modules import load_script
 
 from pbtxt_lint.artifacts import tensorrt as trt_reader
 from pbtxt_lint.artifacts.openvino import OpenVinoSignature, parse_dims, read_openvino
@@ -40,19 +41,13 @@ from pbtxt_lint.linter import lint
 from pbtxt_lint.rules.registry import ALL_RULES
 from pbtxt_lint.settings import Settings
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "make_fixture_artifacts.py"
 RULES = [r for r in ALL_RULES if "PL630" <= r.code <= "PL699"]
 """The rules on TensorRT, OpenVINO, SavedModel, Python and TorchScript files (and PL690)."""
 
 
 @pytest.fixture(scope="module")
 def gen() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_fixture_artifacts_readers", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_fixture_artifacts")
 
 
 @pytest.fixture

@@ -53,6 +53,7 @@ from child_process import run_measured
 from fixture_cases import corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from script_modules import load_script
 
 from pbtxt_lint.artifacts.openvino import OpenVinoSignature, read_openvino
 from pbtxt_lint.artifacts.python_flow import analyse_flow
@@ -95,13 +96,7 @@ FUZZ = settings(
 
 def _generator() -> ModuleType:
     """scripts/make_fixture_artifacts.py, whose builders wrote the fixture models."""
-    path = ROOT / "scripts" / "make_fixture_artifacts.py"
-    spec = importlib.util.spec_from_file_location("make_fixture_artifacts_fuzz", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_fixture_artifacts")
 
 
 GEN = _generator()

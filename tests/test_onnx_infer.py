@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,6 +25,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 from onnx_builders import len_field, varint, write_model, write_sparse
 from onnx_graphs import graphs
+from script_modules import load_script
 
 from pbtxt_lint.artifacts import onnx_graph, onnx_infer
 from pbtxt_lint.artifacts.onnx import read_onnx
@@ -311,13 +311,7 @@ def test_catalogue_is_what_onnxruntime_reports(case: str) -> None:
 
 
 def _generator() -> ModuleType:
-    path = ROOT / "scripts" / "make_fixture_artifacts.py"
-    spec = importlib.util.spec_from_file_location("make_fixture_artifacts_infer", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_fixture_artifacts")
 
 
 GEN = _generator()

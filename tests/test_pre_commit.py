@@ -5,7 +5,6 @@ points at this one, on a temporary git project.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
@@ -16,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_modules import load_script
 from test_cli import GOOD
 
 MINIMAL_MODEL_PY = "class TritonPythonModel:\n    def execute(self, requests):\n        return []\n"
@@ -25,11 +25,7 @@ GENERATOR = ROOT / "scripts" / "gen_pre_commit_hooks.py"
 
 
 def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_pre_commit_hooks", GENERATOR)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gen_pre_commit_hooks")
 
 
 def test_hooks_file_is_current() -> None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 from google.protobuf.descriptor import Descriptor
+from script_modules import load_script
 
 from pbtxt_lint.schema import model_config_pb2
 
@@ -15,14 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "gen_schema_docs", ROOT / "scripts" / "gen_schema_docs.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_schema_docs"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gen_schema_docs")
 
 
 def test_module_is_fresh() -> None:
