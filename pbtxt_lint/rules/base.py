@@ -67,6 +67,8 @@ class Rule:
     needs_config: bool = True  # skipped when the config is missing or does not parse
     stray: bool = False  # runs on hidden/tool folders (and only such rules do)
     scope: Scope = Scope.ANY  # skipped on models outside it
+    backends: tuple[str, ...] = ()
+    """The backends whose behaviour this rule reports (their census rows cite it)."""
 
     @property
     def family(self) -> str:
@@ -123,8 +125,10 @@ def rule(
     stray: bool = False,
     scope: Scope = Scope.ANY,
     doc: str | None = None,
+    backend: str | tuple[str, ...] = (),
 ) -> Callable[[Check], Rule]:
-    """Declare a rule; its documentation is `doc` or the check function's docstring."""
+    """Declare a rule; its documentation is `doc` or the check function's docstring.
+    `backend` names the backend(s) whose load or request behaviour the rule reports."""
 
     def wrap(check: Check) -> Rule:
         return Rule(
@@ -139,6 +143,7 @@ def rule(
             needs_config=needs_config,
             stray=stray,
             scope=scope,
+            backends=(backend,) if isinstance(backend, str) else backend,
         )
 
     return wrap

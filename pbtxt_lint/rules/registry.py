@@ -16,7 +16,9 @@ from types import ModuleType
 
 from pbtxt_lint.rules import (
     artifacts,
+    backends,
     batching,
+    contracts,
     ensembles,
     features,
     instances,
@@ -36,6 +38,8 @@ FAMILIES: dict[str, str] = {
     "PL5": "Ensembles",
     "PL6": "Model artifacts",
     "PL7": "Other features: warmup, metrics, caching, parameters",
+    "PL8": "Backends: what each backend does with the config at load and at request",
+    "PL9": "Contracts between models and with clients",
 }
 """Code prefix -> family title, for listings and docs."""
 
@@ -44,7 +48,17 @@ MODULES: tuple[ModuleType, ...] = (
     meta,
     *(
         importlib.import_module(f"{family.__name__}.{name}")
-        for family in (layout, tensors, batching, instances, ensembles, artifacts, features)
+        for family in (
+            layout,
+            tensors,
+            batching,
+            instances,
+            ensembles,
+            artifacts,
+            features,
+            backends,
+            contracts,
+        )
         for name in family.MODULES
     ),
 )
