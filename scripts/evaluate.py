@@ -100,19 +100,26 @@ def evaluate(folder: Path) -> Outcome:
     return outcome
 
 
-def case_folders(names: list[str]) -> list[Path]:
+def case_folders(names: list[str], root: Path = CASES) -> list[Path]:
     if names:
-        return [CASES / name for name in names]
-    return sorted(p for p in CASES.iterdir() if (p / "case.toml").is_file())
+        return [root / name for name in names]
+    return sorted(p.parent for p in root.rglob("case.toml") if p.is_file())
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("cases", nargs="*", help="case folder names (default: all)")
+    parser.add_argument(
+        "--set",
+        type=Path,
+        default=CASES,
+        help="the folder of cases (default tests/evaluation; tests/heldout holds the cases "
+        "built from threads no rule was designed from)",
+    )
     parser.add_argument("--verbose", action="store_true", help="print every message")
     parser.add_argument("--json", type=Path, help="also write the outcomes as JSON")
     args = parser.parse_args(argv)
-    outcomes = [evaluate(folder) for folder in case_folders(args.cases)]
+    outcomes = [evaluate(folder) for folder in case_folders(args.cases, args.set)]
     mistakes = [o for o in outcomes if o.kind == "mistake"]
     controls = [o for o in outcomes if o.kind == "control"]
     for outcome in outcomes:
