@@ -23,186 +23,24 @@ through ``setpriv`` without the capabilities that bypass file permissions
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import stat
-import subprocess
-import sys
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from audited import (
+    IO,
+    PERMISSIONS_ENFORCED,
+    PYTHON_CONFIG,
+    PYTHON_MODEL,
+    Run,
+    assert_well_behaved,
+    model,
+    run_lint,
+)
 from onnx_builders import set_external_location, write_external_data
 from oracle import fetch_error, find_tritonserver
-
-import pbtxt_lint
-
-BOOTSTRAP = """
-import atexit, json, os, resource, sys
-log = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
-WATCHED = {
-    "open", "os.listdir", "os.scandir", "os.mkdir", "os.remove", "os.rmdir", "os.rename",
-    "os.symlink", "os.link", "os.chmod", "os.chown", "os.truncate", "os.utime",
-    "shutil.rmtree", "shutil.copyfile", "shutil.move", "subprocess.Popen", "os.system",
-    "os.exec", "os.posix_spawn", "os.fork", "os.forkpty", "os.startfile", "exec",
-    "compile", "socket.connect", "urllib.Request", "ctypes.dlopen",
-}
-def record(*item):
-    os.write(log, (json.dumps(item, default=repr) + "\\n").encode())
-# Peak RSS of this process image: VmHWM, opened before the hook is installed
-# (ru_maxrss would start at the peak of the pytest worker that spawned us).
-status = os.open("/proc/self/status", os.O_RDONLY)
-def peak_kib():
-    text = os.pread(status, 65536, 0).decode()
-    return int(next(l for l in text.splitlines() if l.startswith("VmHWM")).split()[1])
-def hook(event, args):
-    if event not in WATCHED:
-        return
-    path = args[0] if args else None
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    elif isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if event == "compile":
-        path = args[1]  # (source, filename)
-        if not isinstance(path, str) or path.startswith("<"):
-            return  # source held in memory (dataclasses, namedtuple): no file
-    if event == "exec":
-        path = getattr(path, "co_filename", repr(path))
-    mode = args[1] if event == "open" and len(args) > 1 else None
-    flags = args[2] if event == "open" and len(args) > 2 else 0
-    record(event, path if isinstance(path, (str, int)) else repr(path), mode, flags,
-           os.getcwd())
-sys.addaudithook(hook)
-atexit.register(lambda: record("rss", peak_kib()))
-from pbtxt_lint.cli import main
-sys.argv = ["pbtxt-lint", *sys.argv[2:]]
-main()
-"""
-WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-WRITE_EVENTS = {
-    "os.mkdir", "os.remove", "os.rmdir", "os.rename", "os.symlink", "os.link", "os.chmod",
-    "os.chown", "os.truncate", "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.move",
-    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty",
-    "os.startfile", "socket.connect", "urllib.Request",
-}  # fmt: skip
-CONFIG_FILES = {"pyproject.toml", ".pbtxt-lint.toml"}
-INSTALLED = {
-    Path(p).resolve()
-    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, Path(pbtxt_lint.__file__).parent)
-}
-PYTHON_MODEL = "class TritonPythonModel:\n    def execute(self, requests):\n        return []\n"
-IO = (
-    'input [ { name: "IN" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
-    'output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
-)
-PYTHON_CONFIG = 'backend: "python"\n' + IO
-
-
-@dataclass
-class Run:
-    """What one pbtxt-lint child did."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-    events: list[tuple[str, object, object, int, str]]
-    rss_mb: float
-
-    @property
-    def diagnostics(self) -> list[dict[str, object]]:
-        diagnostics: list[dict[str, object]] = json.loads(self.stdout)["diagnostics"]
-        return diagnostics
-
-    def codes(self, model: str | None = None) -> set[str]:
-        return {str(d["code"]) for d in self.diagnostics if model is None or d["model"] == model}
-
-    def messages(self, code: str) -> str:
-        return " | ".join(str(d["message"]) for d in self.diagnostics if d["code"] == code)
-
-
-def _without_dac_override() -> list[str]:
-    """As root, drop the capabilities that ignore file permissions (see the docstring)."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return []
-    caps = "-dac_override,-dac_read_search"
-    return [setpriv, "--bounding-set", caps, "--inh-caps", caps]
-
-
-PERMISSIONS_ENFORCED = os.geteuid() != 0 or shutil.which("setpriv") is not None
-
-
-def run_lint(repository: Path, *args: str, timeout: float = 60) -> Run:
-    """``pbtxt-lint check <repository> --format json <args>`` in an audited child."""
-    log = repository.parent / f"{repository.name}.audit.jsonl"
-    log.write_bytes(b"")
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
-    command = [sys.executable, "-P", "-c", BOOTSTRAP, str(log), "check", str(repository)]
-    done = subprocess.run(
-        [*_without_dac_override(), *command, "--format", "json", *args],
-        cwd=repository, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=timeout, check=False,
-    )  # fmt: skip
-    events = [json.loads(line) for line in log.read_text().splitlines()]
-    rss = [event[1] for event in events if event[0] == "rss"]
-    return Run(
-        done.returncode,
-        done.stdout,
-        done.stderr,
-        [tuple(event) for event in events if event[0] != "rss"],
-        rss[0] / 1024 if rss else 0.0,
-    )
-
-
-def _allowed(path: Path, repository: Path) -> bool:
-    if path == repository or repository in path.parents:
-        return True
-    if any(root == path or root in path.parents for root in INSTALLED):
-        return True
-    return path.name in CONFIG_FILES and path.parent in repository.parents
-
-
-def assert_well_behaved(run: Run, repository: Path, max_mb: float = 250) -> None:
-    """The properties every case must have (see the module docstring)."""
-    assert run.returncode in (0, 1), f"exit {run.returncode}: {run.stderr[-3000:]}"
-    assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
-    assert isinstance(run.diagnostics, list)
-    repository = repository.resolve()
-    outside = []
-    written = []
-    for event, path, mode, flags, cwd in run.events:
-        if event in WRITE_EVENTS:
-            written.append((event, path))
-            continue
-        if event == "open" and (
-            (isinstance(mode, str) and set(mode) & set("wax+")) or int(flags) & WRITE_FLAGS
-        ):
-            written.append((event, path))
-        if not isinstance(path, str) or event in ("exec", "compile", "ctypes.dlopen"):
-            continue
-        real = Path(os.path.realpath(os.path.join(cwd, path)))
-        if not _allowed(real, repository):
-            outside.append((event, path, str(real)))
-    assert not written, f"pbtxt-lint wrote or ran something: {written}"
-    assert not outside, f"pbtxt-lint looked outside the repository: {outside}"
-    assert run.rss_mb < max_mb, f"{run.rss_mb:.0f} MB"
-
-
-def model(root: Path, name: str = "m", config: str | bytes | None = PYTHON_CONFIG) -> Path:
-    """A model folder with a version 1 holding model.py, and ``config`` if given."""
-    folder = root / name
-    (folder / "1").mkdir(parents=True)
-    (folder / "1" / "model.py").write_text(PYTHON_MODEL)
-    if isinstance(config, str):
-        (folder / "config.pbtxt").write_text(config)
-    elif config is not None:
-        (folder / "config.pbtxt").write_bytes(config)
-    return folder
 
 
 @pytest.fixture

@@ -81,6 +81,7 @@ class Workspace:
         self._contexts: dict[str, ModelContext] = {}
         self._errors: dict[str, ModelError | None] = {}
         self._checking: set[str] = set()
+        self._memo: dict[object, object] = {}
 
     def context(self, folder: ModelFolder) -> ModelContext:
         """The context of a model folder of this repository."""
@@ -101,12 +102,48 @@ class Workspace:
         if self._first_error is None or name in self._checking:
             return None
         if name not in self._errors:
-            self._checking.add(name)
-            try:
-                self._errors[name] = self._first_error(context)
-            finally:
-                self._checking.discard(name)
+            self._first_errors_inward_first(context, self._first_error)
         return self._errors[name]
+
+    def _first_errors_inward_first(self, context: ModelContext, compute: FirstError) -> None:
+        """The first errors of `context` and of the models its ensemble steps name,
+        innermost first, so an ensemble's check finds its steps' errors computed: a walk,
+        not a recursion, whose depth would be the nesting (thousands of ensembles). As
+        before, the models on the way in count as being checked while one is computed."""
+        path = [context]
+        ahead = [iter(self._step_models(context))]
+        self._checking.add(context.model.name)
+        try:
+            while ahead:
+                inner = next(ahead[-1], None)
+                if inner is None:
+                    ahead.pop()
+                    done = path.pop()
+                    self._errors[done.model.name] = compute(done)
+                    self._checking.discard(done.model.name)
+                elif (
+                    inner.model.name not in self._errors and inner.model.name not in self._checking
+                ):
+                    path.append(inner)
+                    ahead.append(iter(self._step_models(inner)))
+                    self._checking.add(inner.model.name)
+        finally:
+            self._checking.difference_update(c.model.name for c in path)
+
+    def _step_models(self, context: ModelContext) -> list[ModelContext]:
+        """The models an ensemble's steps name that the repository holds."""
+        config = context.effective
+        if config is None or not config.HasField("ensemble_scheduling"):
+            return []
+        names = dict.fromkeys(step.model_name for step in config.ensemble_scheduling.step)
+        return [found for name in names if (found := self.model(name)) is not None]
+
+    def shared(self, compute: Callable[[Workspace], T]) -> T:
+        """`compute(self)`, once per workspace: a fact about the whole repository that
+        every model's checks read (the dependency graph of its ensembles)."""
+        if compute not in self._memo:
+            self._memo[compute] = compute(self)
+        return cast(T, self._memo[compute])
 
     def checking(self, context: ModelContext) -> _Checking:
         """Mark `context`'s model as being checked while a check looks at others."""

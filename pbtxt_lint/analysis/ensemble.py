@@ -20,11 +20,13 @@ Steps are numbered from 1 in the order they are written (Triton's messages count
 from __future__ import annotations
 
 import enum
+import heapq
 import re
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections import ChainMap
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pbtxt_lint.analysis.autocomplete import COMPLETERS
 from pbtxt_lint.analysis.context import ModelContext, Workspace
@@ -40,6 +42,7 @@ from pbtxt_lint.triton.backends import BACKENDS
 T = TypeVar("T", bound=Hashable)
 WILDCARD = -1
 LATEST = -1  # model_version: -1 means "whichever version is loaded"
+_END: Any = object()  # the end of a node's edges in cycle_from
 _AUTO_COMPLETE_METHOD = re.compile(rb"def\s+auto_complete_config\s*\(")
 
 
@@ -167,9 +170,7 @@ def written_config(folder: ModelFolder, auto_complete: bool) -> ModelConfig | No
     return config_file.parsed.config if config_file.parsed else None
 
 
-def describe_model(
-    workspace: Workspace, name: str, visiting: frozenset[str] = frozenset()
-) -> ComposingModel:
+def describe_model(workspace: Workspace, name: str) -> ComposingModel:
     """What Triton would know about model `name` when an ensemble refers to it."""
     context = workspace.model(name)
     if context is None:
@@ -179,20 +180,63 @@ def describe_model(
     if written_config(context.model, auto_complete) is None or config is None:
         return ComposingModel(name, context)
     versions = context.selection.versions
+    completed = composing_config(context, config)
     if is_ensemble(config):
         # Triton overwrites an ensemble's decoupled flag: true if any step is decoupled.
-        inner = visiting | {name}
-        decoupled = any(
-            describe_model(workspace, step.model_name, inner).decoupled
-            for step in config.ensemble_scheduling.step
-            if step.model_name and step.model_name not in inner
-        )
-        completed = composing_config(context, config)
+        decoupled = context.shared(_reaches_decoupled)
     else:
         # A Python model's auto_complete_config may make it decoupled.
-        completed = composing_config(context, config)
         decoupled = completed.config.model_transaction_policy.decoupled
     return ComposingModel(name, context, completed, versions, decoupled)
+
+
+def _reaches_decoupled(context: ModelContext) -> bool:
+    """An ensemble's decoupled flag as Triton computes it, step by step inward: true when
+    any model its steps reach through nested ensembles is decoupled.
+
+    A walk over the ensembles reached, each once, not a recursion (a chain of a thousand
+    nested ensembles is as deep as it is long, a diamond of them exponential). What one
+    walk learns is kept for the next: every ensemble on the way to a decoupled model is
+    decoupled, and every ensemble a walk that found none went through is not."""
+    workspace = context.workspace
+    known = workspace.shared(_decoupled_ensembles)
+    start = context.model.name
+    came_from: dict[str, str] = {start: start}
+    pending = [context]
+    while pending:
+        outer = pending.pop()
+        config = outer.effective
+        for step in config.ensemble_scheduling.step if config is not None else ():
+            name = step.model_name
+            if name in came_from or known.get(name) is False:
+                continue
+            came_from[name] = outer.model.name
+            inner = workspace.model(name)
+            if (
+                inner is None
+                or written_config(inner.model, workspace.settings.auto_complete) is None
+            ):
+                continue
+            effective = inner.effective
+            if effective is None:
+                continue
+            if is_ensemble(effective) and name not in known:
+                pending.append(inner)
+            elif (
+                known.get(name)
+                or composing_config(inner, effective).config.model_transaction_policy.decoupled
+            ):
+                while name != start:  # the ensembles on the way are decoupled too
+                    name = came_from[name]
+                    known[name] = True
+                return True
+    known.update(dict.fromkeys(came_from, False))
+    return False
+
+
+def _decoupled_ensembles(workspace: Workspace) -> dict[str, bool]:
+    """The decoupled flags of the ensembles `_reaches_decoupled` has decided, so far."""
+    return {}
 
 
 # --------------------------------------------------------------------------- graph
@@ -361,10 +405,14 @@ class Tensor:
     def endpoints(self) -> list[Endpoint]:
         """In Triton's order of registration: the ensemble input (else output), then steps."""
         found = [self.input] if self.input else [self.output] if self.output else []
-        steps = sorted({e.step.index for e in self.readers + self.writers if e.step})
-        for index in steps:
-            found += [e for e in self.readers if e.step and e.step.index == index]
-            found += [e for e in self.writers if e.step and e.step.index == index]
+        by_step: dict[int, tuple[list[Endpoint], list[Endpoint]]] = {}
+        for role, endpoints in enumerate((self.readers, self.writers)):
+            for e in endpoints:
+                if e.step:
+                    by_step.setdefault(e.step.index, ([], []))[role].append(e)
+        for index in sorted(by_step):
+            reads, writes = by_step[index]
+            found += reads + writes
         return found
 
 
@@ -398,8 +446,8 @@ class EnsembleGraph:
     outputs: list[Endpoint]
     steps: list[Step]
     tensors: dict[str, Tensor]
-    repository: Repository
-    auto_complete: bool = True
+    repository_dependencies: dict[str, list[str]]  # ensemble_dependencies, shared: read only
+    near_cycles: frozenset[str]  # the models of that graph in or leading into a cycle
 
     @property
     def max_batch_size(self) -> int:
@@ -425,20 +473,46 @@ class EnsembleGraph:
         cascade into more reports.
         """
         ready = {e.tensor for e in self.inputs}
-        pending = [s for s in self.flow_steps if s is not exclude]
-        progress = True
-        while progress:
-            progress = False
-            for step in list(pending):
-                if all(r.tensor in ready for r in step.reads):
-                    ready.update(w.tensor for w in step.writes)
-                    pending.remove(step)
-                    progress = True
+        for step in self.run_order(exclude):
+            ready.update(w.tensor for w in step.writes)
         return ready
+
+    def run_order(self, exclude: Step | None = None) -> Iterator[Step]:
+        """The steps that run, in passes over the written order: a step runs in the
+        first pass in which everything it reads is available (an ensemble input or
+        written by a step that ran before it). Each step and tensor is visited once,
+        so thousands of steps written in any order cost one walk, not one per pass."""
+        ready = {e.tensor for e in self.inputs}
+        waiting: dict[str, list[Step]] = {}  # tensor -> steps that still need it
+        missing: dict[int, int] = {}  # step index -> how many of its reads are not ready
+        queue: list[tuple[int, int, Step]] = []  # (pass, index, step)
+        for step in self.flow_steps:
+            if step is exclude:
+                continue
+            needs = {r.tensor for r in step.reads} - ready
+            missing[step.index] = len(needs)
+            for name in needs:
+                waiting.setdefault(name, []).append(step)
+            if not needs:
+                queue.append((1, step.index, step))
+        heapq.heapify(queue)
+        while queue:
+            run, index, step = heapq.heappop(queue)
+            yield step
+            for write in step.writes:
+                if write.tensor in ready:
+                    continue
+                ready.add(write.tensor)
+                for woken in waiting.pop(write.tensor, ()):
+                    missing[woken.index] -= 1
+                    if missing[woken.index] == 0:  # later in this pass, or in the next
+                        later = run if woken.index > index else run + 1
+                        heapq.heappush(queue, (later, woken.index, woken))
 
     def available_before(self, step: Step) -> list[str]:
         """Tensors a step could read: those that do not depend on the step itself."""
-        ready = self.reachable(exclude=step)
+        runs = all(r.tensor in self.ready for r in step.reads)
+        ready = self.reachable(exclude=step) if runs else self.ready  # one that never runs
         return [name for name in self.tensors if name in ready]
 
     def writer_of(self, name: str) -> Step | None:
@@ -449,15 +523,17 @@ class EnsembleGraph:
     def step_cycles(self) -> list[list[Step]]:
         """Steps that never run because they wait on each other (cycles among them)."""
         blocked = [s for s in self.flow_steps if not all(r.tensor in self.ready for r in s.reads)]
+        waiting = set(blocked)
         edges = {
-            s: [w for r in s.reads if (w := self.writer_of(r.tensor)) in blocked] for s in blocked
+            s: [w for r in s.reads if (w := self.writer_of(r.tensor)) in waiting] for s in blocked
         }
         cycles: list[list[Step]] = []
         in_cycle: set[Step] = set()
+        walked: set[Step] = set()
         for start in blocked:
-            if start in in_cycle:
+            if start in in_cycle or start in walked:
                 continue
-            path = cycle_from(start, edges)
+            path = cycle_from(start, edges, walked)
             if path is not None and not in_cycle.intersection(path):
                 cycles.append(path)
                 in_cycle.update(path)
@@ -470,15 +546,26 @@ class EnsembleGraph:
         return [s for s in self.steps if s.model is not None and s.model.exists]
 
     @cached_property
-    def dependencies(self) -> dict[str, list[str]]:
+    def dependencies(self) -> Mapping[str, list[str]]:
         """Triton's dependency graph of the repository, with this ensemble's own steps."""
-        deps = ensemble_dependencies(self.repository, self.auto_complete)
-        deps[self.name] = [s.model_name for s in self.model_steps()]
-        return deps
+        own = {self.name: [s.model_name for s in self.model_steps()]}
+        return ChainMap(own, self.repository_dependencies)  # not a copy per ensemble
+
+    @cached_property
+    def may_cycle(self) -> bool:
+        """This ensemble is in or leads into a cycle of ensembles, or may (its own
+        steps differ from what the repository's graph says): only then are the paths
+        searched, not for every ensemble of a large acyclic repository."""
+        own = self.dependencies[self.name]
+        return own != self.repository_dependencies.get(self.name) or bool(
+            self.near_cycles.intersection(own)
+        )
 
     @cached_property
     def cycle_paths(self) -> dict[Step, list[str]]:
         """Steps that close a cycle of ensembles back to this one: the path back."""
+        if not self.may_cycle:
+            return {}
         paths = {s: path_to(s.model_name, self.name, self.dependencies) for s in self.model_steps()}
         return {step: path for step, path in paths.items() if path is not None}
 
@@ -486,7 +573,7 @@ class EnsembleGraph:
     def cycles_reached(self) -> dict[Step, tuple[list[str], list[str]]]:
         """Steps that lead into a cycle of ensembles this one is not part of (only when
         it is in none itself): the cycle, and the path from the step's model to it."""
-        if self.cycle_paths:
+        if not self.may_cycle or self.cycle_paths:
             return {}
         found = {}
         for step in self.model_steps():
@@ -509,25 +596,17 @@ class EnsembleGraph:
         origin: dict[int, Step] = {}
         fan_ins: list[Step] = []
         fan_in_labels: dict[int, dict[str, int]] = {}
-        pending = list(self.flow_steps)
-        progress = True
-        while progress:
-            progress = False
-            for step in list(pending):
-                if not all(r.tensor in labels for r in step.reads):
-                    continue
-                pending.remove(step)
-                progress = True
-                incoming = [labels[r.tensor] for r in step.reads]
-                if len(set(incoming)) > 1:
-                    fan_ins.append(step)
-                    fan_in_labels[step.index] = {r.tensor: labels[r.tensor] for r in step.reads}
-                label = incoming[0] if incoming else 0
-                if step.decoupled:
-                    label = len(origin) + 1
-                    origin[label] = step
-                for write in step.writes:
-                    labels.setdefault(write.tensor, label)
+        for step in self.run_order():
+            incoming = [labels[r.tensor] for r in step.reads]
+            if len(set(incoming)) > 1:
+                fan_ins.append(step)
+                fan_in_labels[step.index] = {r.tensor: labels[r.tensor] for r in step.reads}
+            label = incoming[0] if incoming else 0
+            if step.decoupled:
+                label = len(origin) + 1
+                origin[label] = step
+            for write in step.writes:
+                labels.setdefault(write.tensor, label)
         known = all(
             s.model is None or s.model.completed is None or s.model.io_known for s in self.steps
         )
@@ -561,8 +640,8 @@ def build_graph(context: ModelContext) -> EnsembleGraph | None:
         config,
         resolve,
         source_map,
-        context.repository,
-        workspace.settings.auto_complete,
+        workspace.shared(_dependencies),
+        workspace.shared(_near_cycles),
     )
 
 
@@ -590,8 +669,8 @@ def _assemble(
     config: ModelConfig,
     resolve: Callable[[str], ComposingModel],
     source_map: SourceMap | None,
-    repository: Repository,
-    auto_complete: bool,
+    dependencies: dict[str, list[str]],
+    near_cycles: frozenset[str],
 ) -> EnsembleGraph:
     tensors: dict[str, Tensor] = {}
 
@@ -644,7 +723,7 @@ def _assemble(
             step.writes.append(write)
             tensor(write.tensor).writers.append(write)
         steps.append(step)
-    return EnsembleGraph(name, config, inputs, outputs, steps, tensors, repository, auto_complete)
+    return EnsembleGraph(name, config, inputs, outputs, steps, tensors, dependencies, near_cycles)
 
 
 # --------------------------------------------------------------------------- repository
@@ -669,29 +748,60 @@ def ensemble_dependencies(repository: Repository, auto_complete: bool) -> dict[s
     return deps
 
 
-def cycle_from(start: T, edges: Mapping[T, Sequence[T]]) -> list[T] | None:
-    """A cycle reachable from `start` (depth first), as its nodes in order, or None."""
-    path: list[T] = []
-    on_path: set[T] = set()
-    done: set[T] = set()
+def _dependencies(workspace: Workspace) -> dict[str, list[str]]:
+    """The repository's dependency graph, made once per run: every ensemble reads it,
+    and each would otherwise parse every config of the repository again."""
+    return ensemble_dependencies(workspace.repository, workspace.settings.auto_complete)
 
-    def visit(node: T) -> list[T] | None:
+
+def _near_cycles(workspace: Workspace) -> frozenset[str]:
+    """The models of the dependency graph that are in a cycle or lead into one: what is
+    left after peeling, again and again, the models that lead nowhere (linear)."""
+    deps = workspace.shared(_dependencies)
+    users: dict[str, list[str]] = {}
+    left = {name: len(steps) for name, steps in deps.items()}
+    for name, steps in deps.items():
+        for used in steps:
+            users.setdefault(used, []).append(name)
+    done = [name for name in set(users) | set(deps) if not left.get(name)]
+    while done:
+        for user in users.get(done.pop(), ()):
+            left[user] -= 1
+            if left[user] == 0:
+                done.append(user)
+    return frozenset(name for name, count in left.items() if count > 0)
+
+
+def cycle_from(
+    start: T, edges: Mapping[T, Sequence[T]], done: set[T] | None = None
+) -> list[T] | None:
+    """A cycle reachable from `start` (depth first), as its nodes in order, or None.
+
+    Iterative: a chain of thousands of nested ensembles is as deep as it is long.
+    `done` (shared by calls from several starts, so that together they visit each node
+    once) collects the nodes walked: those that lead to no cycle, and those that lead
+    to the cycle found."""
+    path: list[T] = [start]
+    on_path: set[T] = {start}
+    done = set() if done is None else done
+    unvisited: list[Iterator[T]] = [iter(edges.get(start, ()))]
+    while unvisited:
+        node = next(unvisited[-1], _END)
+        if node is _END:  # every edge of the deepest node followed: no cycle through it
+            unvisited.pop()
+            finished = path.pop()
+            on_path.discard(finished)
+            done.add(finished)
+            continue
         if node in on_path:
+            done.update(path)
             return path[path.index(node) :]
         if node in done:
-            return None
+            continue
         path.append(node)
         on_path.add(node)
-        for nxt in edges.get(node, ()):
-            found = visit(nxt)
-            if found is not None:
-                return found
-        path.pop()
-        on_path.discard(node)
-        done.add(node)
-        return None
-
-    return visit(start)
+        unvisited.append(iter(edges.get(node, ())))
+    return None
 
 
 def path_to(start: str, goal: str, deps: Mapping[str, Sequence[str]]) -> list[str] | None:

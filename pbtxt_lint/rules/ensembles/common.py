@@ -12,7 +12,7 @@ from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
-    from pbtxt_lint.analysis.ensemble import EnsembleGraph, Mark
+    from pbtxt_lint.analysis.ensemble import EnsembleGraph, Mark, Step
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -59,3 +59,23 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """` (did you mean `x`?)` or nothing."""
     guess = suggest(word, [c for c in candidates if c != word])
     return f" (did you mean `{guess}`?)" if guess else ""
+
+
+def also(steps: Sequence[Step], limit: int = 12) -> str:
+    """`, and so do steps 3, 4 and 15,995 more` after the first of several steps with
+    the same problem, which is then reported once; nothing when there are no others."""
+    if not steps:
+        return ""
+    numbers = [str(step.number) for step in steps[:limit]]
+    more = f" and {len(steps) - limit:,} more" if len(steps) > limit else ""
+    return f", and so do step{'s' if len(steps) > 1 else ''} {', '.join(numbers)}{more}"
+
+
+def by_model(steps: Iterable[Step]) -> dict[str, list[Step]]:
+    """Steps grouped by the model they name, in the order written: the steps that name
+    one model share its problem, reported once (16,000 steps naming the ensemble
+    itself are one cycle, not 16,000 findings)."""
+    grouped: dict[str, list[Step]] = {}
+    for step in steps:
+        grouped.setdefault(step.model_name, []).append(step)
+    return grouped

@@ -11,6 +11,7 @@ from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.rules.base import Finding, rule
 from pbtxt_lint.rules.ensembles.common import (
     ERROR,
+    also,
     did_you_mean,
     ensemble_finding,
     ensemble_graph,
@@ -46,19 +47,21 @@ def tensor_written_twice(context: ModelContext) -> Iterator[Finding]:
     if graph is None:
         return
     for t in graph.tensors.values():
-        first = t.writers[0] if t.writers else None
-        for again in t.writers[1:]:
-            assert first is not None and first.step and again.step
-            who = "it" if first.step is again.step else first.step.label
-            yield ensemble_finding(
-                context,
-                f"{again.step.label} writes `{t.name}` (from its output `{again.port}`), "
-                f"but {who} already writes it (from `{first.port}`); an ensemble tensor "
-                "can have only one producer",
-                again.value_path,
-                f"give one of them another name, e.g. `{t.name}_{again.step.number}`",
-                marks=[(again, "written twice")],
-            )
+        if len(t.writers) < 2:
+            continue
+        first, again, *more = t.writers
+        assert first.step and again.step
+        who = "it" if first.step is again.step else first.step.label
+        others = [e.step for e in more if e.step and e.step is not again.step]
+        yield ensemble_finding(
+            context,
+            f"{again.step.label} writes `{t.name}` (from its output `{again.port}`), "
+            f"but {who} already writes it (from `{first.port}`){also(others)}; an "
+            "ensemble tensor can have only one producer",
+            again.value_path,
+            f"give one of them another name, e.g. `{t.name}_{again.step.number}`",
+            marks=[(e, "written twice") for e in (again, *more)],
+        )
 
 
 @rule(
@@ -178,7 +181,7 @@ def ensemble_output_not_written(context: ModelContext) -> Iterator[Finding]:
             assert step is not None
             missing = [r.tensor for r in step.reads if r.tensor not in graph.ready]
             why = f"{step.label} writes it but never runs: it needs " + _blocker(
-                graph, missing[0], frozenset({t.name})
+                graph, missing[0], t.name
             )
         else:
             unused = [
@@ -196,24 +199,32 @@ def ensemble_output_not_written(context: ModelContext) -> Iterator[Finding]:
         )
 
 
-def _blocker(graph: EnsembleGraph, name: str, seen: frozenset[str]) -> str:
-    """Why tensor `name` never becomes available, as the rest of a sentence."""
-    t = graph.tensors[name]
-    if not t.writers:
-        candidates = [n for n in graph.tensors if n in graph.ready and n != name]
-        return (
-            f"`{name}`, which is neither an ensemble input nor written by any "
-            f"step{did_you_mean(name, candidates)}"
-        )
-    step = t.writers[0].step
-    assert step is not None
-    missing = [r.tensor for r in step.reads if r.tensor not in graph.ready]
-    for other in missing:
-        if other not in seen:
-            return f"`{name}`, which {step.label} writes from " + _blocker(
-                graph, other, seen | {name}
+def _blocker(graph: EnsembleGraph, name: str, output: str) -> str:
+    """Why tensor `name` never becomes available, as the rest of a sentence: the chain
+    of steps back to the tensor nothing writes (followed step by step, not recursively:
+    a chain of thousands of steps is as long as it is deep)."""
+    links = []
+    seen = {output}
+    while True:
+        t = graph.tensors[name]
+        if not t.writers:
+            candidates = [n for n in graph.tensors if n in graph.ready and n != name]
+            links.append(
+                f"`{name}`, which is neither an ensemble input nor written by any "
+                f"step{did_you_mean(name, candidates)}"
             )
-    return f"`{name}`, which {step.label} writes from `{missing[0]}`, in a cycle"
+            break
+        step = t.writers[0].step
+        assert step is not None
+        missing = [r.tensor for r in step.reads if r.tensor not in graph.ready]
+        seen.add(name)
+        after = next((other for other in missing if other not in seen), None)
+        if after is None:
+            links.append(f"`{name}`, which {step.label} writes from `{missing[0]}`, in a cycle")
+            break
+        links.append(f"`{name}`, which {step.label} writes from ")
+        name = after
+    return "".join(links)
 
 
 @rule(

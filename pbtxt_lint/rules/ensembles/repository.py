@@ -12,6 +12,8 @@ from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.ensembles.common import (
     ERROR,
     INFO,
+    also,
+    by_model,
     did_you_mean,
     ensemble_finding,
     ensemble_graph,
@@ -45,17 +47,16 @@ def composing_model_missing(context: ModelContext) -> Iterator[Finding]:
     if graph is None:
         return
     known = sorted(context.repository.models)
-    for step in graph.steps:
-        if step.model is None or step.model.exists:
-            continue
+    missing = [s for s in graph.steps if s.model is not None and not s.model.exists]
+    for step, *others in by_model(missing).values():
         listed = f"; models in the repository: {names(known)}" if known else ""
         yield ensemble_finding(
             context,
             f"{step.label} names model `{step.model_name}`, which is not in the "
-            f"repository{did_you_mean(step.model_name, known)}{listed}",
+            f"repository{also(others)}{did_you_mean(step.model_name, known)}{listed}",
             step.path + ("model_name",),
             "fix the model name or add the model folder to the repository",
-            marks=[(step, "no such model")],
+            marks=[(s, "no such model") for s in (step, *others)],
         )
 
 
@@ -81,19 +82,20 @@ def ensemble_cycle(context: ModelContext) -> Iterator[Finding]:
     graph = ensemble_graph(context)
     if graph is None:
         return
-    for step, path in graph.cycle_paths.items():
+    for step, *others in by_model(graph.cycle_paths).values():
         what = (
             "names the ensemble itself"
             if step.model_name == graph.name
-            else f"closes a cycle of ensembles: {' -> '.join([graph.name] + path)}"
+            else "closes a cycle of ensembles: "
+            + " -> ".join([graph.name] + graph.cycle_paths[step])
         )
         yield ensemble_finding(
             context,
-            f"{step.label} {what}; Triton refuses every ensemble in a cycle "
+            f"{step.label} {what}{also(others)}; Triton refuses every ensemble in a cycle "
             "(circular dependency between ensembles)",
             step.path + ("model_name",),
             "an ensemble cannot contain itself, directly or through other ensembles",
-            marks=[(step, "cycle of ensembles")],
+            marks=[(s, "cycle of ensembles") for s in (step, *others)],
         )
 
 
@@ -122,17 +124,18 @@ def depends_on_ensemble_cycle(context: ModelContext) -> Iterator[Finding]:
     graph = ensemble_graph(context)
     if graph is None:
         return
-    for step, (cycle, entry) in graph.cycles_reached.items():
+    for step, *others in by_model(graph.cycles_reached).values():
+        cycle, entry = graph.cycles_reached[step]
         yield ensemble_finding(
             context,
             f"{step.label} leads to the cycle of ensembles "
             f"{' -> '.join(cycle + cycle[:1])} (through "
-            f"{' -> '.join([graph.name] + entry)}); tritonserver 2.51 crashes with "
+            f"{' -> '.join([graph.name] + entry)}){also(others)}; tritonserver 2.51 crashes with "
             "a segmentation fault while checking an ensemble that depends on a cycle "
             "it is not part of, taking every model down",
             step.path + ("model_name",),
             "break the cycle between the ensembles it depends on",
-            marks=[(step, "leads to a cycle of ensembles")],
+            marks=[(s, "leads to a cycle of ensembles") for s in (step, *others)],
         )
 
 
