@@ -25,6 +25,7 @@ from pbtxt_lint.analysis.context import ModelContext, ModelError, Scope, Workspa
 from pbtxt_lint.cache import Outcome
 from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
+from pbtxt_lint.echo import bound_message
 from pbtxt_lint.repository.layout import (
     ModelFolder,
     Repository,
@@ -155,6 +156,15 @@ class _Plan:
         return self.workspaces[id(repository)].context(folder)
 
     def lint_model(self, index: int) -> Outcome:
+        """The model's outcome; a bug that escapes its rules (reading its config, say) is
+        an internal error on that model alone, and the others are still checked."""
+        try:
+            return self._lint_model(index)
+        except Exception as error:
+            name = self.work[index][1].name
+            return Outcome([], 0, [("", name, bound_message(repr(error)))], 0, False, ())
+
+    def _lint_model(self, index: int) -> Outcome:
         _, folder = self.work[index]
         context = self.context(index)
         internal_errors: list[tuple[str, str, str]] = []

@@ -60,12 +60,31 @@ def main() -> None:
     # schema); at the default thresholds the collector walks them some 50 times, 10 ms
     # of a one-config run. Young cycles are still collected, in larger batches.
     gc.set_threshold(50_000, 50, 50)
+    _escape_what_cannot_be_encoded()
     try:
-        cli.main(prog_name="pbtxt-lint")
+        try:
+            cli.main(prog_name="pbtxt-lint")
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as error:  # any command, any input: one line, never a traceback
+            from pbtxt_lint.cli.errors import internal_error
+
+            internal_error(error)
     except KeyboardInterrupt:
         _exit(130)
     except SystemExit as stop:
         _exit(stop.code)
+
+
+def _escape_what_cannot_be_encoded() -> None:
+    """A name that is not valid UTF-8 (kept as surrogates) or a character the terminal's
+    encoding lacks (an ASCII-only locale) is written as a backslash escape, not raised
+    as UnicodeEncodeError halfway through a report."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
 
 
 def _exit(code: object) -> None:

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
 
+from pbtxt_lint.cli.errors import internal_error
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from pbtxt_lint.cli.urls import LOCAL_ONLY, RepositoryPath
+from pbtxt_lint.echo import inert
 from pbtxt_lint.storage import is_remote
 
 DEFAULT_CACHE_DIRECTORY = ".pbtxt_lint_cache"
@@ -249,9 +251,10 @@ def _report_problems(result: LintResult) -> None:
     for problem in result.path_problems:
         click.echo(f"pbtxt-lint: {problem.path}: {problem.message}", err=True)
     for internal in result.internal_errors:
+        where = f" in rule {internal.rule}" if internal.rule else ""
         click.echo(
-            f"pbtxt-lint: internal error in rule {internal.rule} on model "
-            f"'{internal.model}': {internal.error} (please report this bug)",
+            f"pbtxt-lint: internal error{where} on model '{inert(internal.model)}': "
+            f"{internal.error} (please report this bug)",
             err=True,
         )
 
@@ -286,7 +289,7 @@ def _run(
         for group in groups:
             result.merge(lint(group.paths, group.settings, cache_dir=cache))
     except Exception as error:  # never a traceback for the user unless asked
-        _internal_error(error, debug)
+        internal_error(error, debug)
     if baseline is not None:
         result.diagnostics, result.baselined = baseline.split(result.diagnostics)
     return result
@@ -317,7 +320,7 @@ def _outcomes(result: LintResult, unsafe: bool, write: bool, debug: bool) -> lis
     try:
         outcomes = apply_fixes(result.diagnostics, unsafe=unsafe, write=write)
     except Exception as error:
-        _internal_error(error, debug)
+        internal_error(error, debug)
     for outcome in outcomes:
         if outcome.refused:
             click.echo(f"pbtxt-lint: not fixing {outcome.path}: {outcome.refused}", err=True)
@@ -404,12 +407,3 @@ def _show_settings(groups: Sequence[Resolved]) -> None:
         width = max(len(key) for key in group.origins)
         for key, origin in group.origins.items():
             click.echo(f"  {key:<{width}}  {origin.value}  ({origin.source})")
-
-
-def _internal_error(error: BaseException, debug: bool) -> NoReturn:
-    if debug:
-        import traceback
-
-        traceback.print_exc()
-    click.echo(f"pbtxt-lint: internal error: {error!r} (run with --debug for details)", err=True)
-    sys.exit(EXIT_USAGE)

@@ -92,7 +92,8 @@ def run_job(job: Job) -> Outcome:
     message = None
     if result.internal_errors:
         first = result.internal_errors[0]
-        message = f"internal error in rule {first.rule}: {first.error} (please report this bug)"
+        where = f" in rule {first.rule}" if first.rule else ""
+        message = f"internal error{where}: {first.error} (please report this bug)"
     return LintOutcome(result.diagnostics, group.settings, group.config_file, message)
 
 
