@@ -38,6 +38,7 @@ from pbtxt_lint.textproto.binder import (
     message_type,
     suggest,
 )
+from pbtxt_lint.textproto.integers import integer
 from pbtxt_lint.textproto.parse import ParsedConfig, decode, find_placeholders
 from pbtxt_lint.textproto.sourcemap import Key, Located, PathElement, SourceMap
 from pbtxt_lint.textproto.tokenizer import Token, TokenKind
@@ -60,16 +61,19 @@ _64_BIT = (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64)
 # -- a JSON reader that keeps positions ---------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class JsonValue:
-    """A JSON value and where it is: `start`/`end` are offsets into the text."""
+    """A JSON value and where it is: `start`/`end` are offsets into the text.
+
+    A request body holds a value per tensor element: slots, and no lists of their own
+    for scalars, keep each to some 80 bytes."""
 
     kind: str  # object, array, string, number, true, false, null
     start: int
     end: int
     value: Any = None  # the Python value of a scalar
-    members: list[JsonMember] = field(default_factory=list)
-    items: list[JsonValue] = field(default_factory=list)
+    members: list[JsonMember] = field(default_factory=lambda: _NONE)  # an object's
+    items: list[JsonValue] = field(default_factory=lambda: _NONE)  # an array's
 
     def to_python(self) -> Any:
         """The value as `json.loads` gives it (for duplicate keys, the last one wins)."""
@@ -88,7 +92,10 @@ class JsonValue:
         return found
 
 
-@dataclass
+_NONE: list[Any] = []  # the members and items of a scalar: shared, never appended to
+
+
+@dataclass(slots=True)
 class JsonMember:
     key: str
     key_start: int
@@ -181,7 +188,8 @@ class _Reader:
             self.pos = match.end()
             number = match.group()
             is_int = not any(c in number for c in ".eE")
-            return JsonValue("number", start, self.pos, int(number) if is_int else float(number))
+            parsed = integer(number) if is_int else float(number)
+            return JsonValue("number", start, self.pos, parsed)
         for word, python in (("true", True), ("false", False), ("null", None)):
             if text.startswith(word, start):
                 self.pos = start + len(word)
@@ -215,7 +223,7 @@ class _Reader:
     def object(self) -> JsonValue:
         start = self.pos
         self.pos += 1
-        value = JsonValue("object", start, start)
+        value = JsonValue("object", start, start, members=[])
         self.skip_whitespace()
         if self.text.startswith("}", self.pos):
             self.pos += 1
@@ -247,7 +255,7 @@ class _Reader:
     def array(self) -> JsonValue:
         start = self.pos
         self.pos += 1
-        value = JsonValue("array", start, start)
+        value = JsonValue("array", start, start, items=[])
         self.skip_whitespace()
         if self.text.startswith("]", self.pos):
             self.pos += 1
@@ -294,6 +302,10 @@ class JsonPositions:
         token = Token(kind, self.file_text[file_start:file_end], file_start, line, column)
         self.tokens.append(token)
         return token
+
+    def written(self, start: int, end: int) -> str:
+        """The text of [start, end) of the JSON text as the file spells it."""
+        return self.file_text[self.to_file(start) : self.to_file(end)]
 
     def span(self, start: int, end: int) -> Span:
         file_start, file_end = self.to_file(start), self.to_file(max(end, start + 1))
@@ -366,7 +378,7 @@ def _field_named(descriptor: Descriptor, key: str) -> FieldDescriptor | None:
 def _map_key(key_fd: FieldDescriptor, text: str) -> object:
     if key_fd.cpp_type in _INT_RANGES:
         try:
-            return int(text)
+            return integer(text)
         except ValueError:
             return text
     if key_fd.cpp_type == FieldDescriptor.CPPTYPE_BOOL:
@@ -555,7 +567,7 @@ class _Binder:
             and re.fullmatch(r"-?[0-9]+", value.value)
         ):
             low, high = _INT_RANGES[fd.cpp_type]
-            if not low <= int(value.value) <= high:
+            if not low <= integer(value.value) <= high:
                 self.problem(
                     ProblemKind.OUT_OF_RANGE,
                     f"{value.value} is out of range for '{fd.name}' ({low} to {high})",
@@ -707,7 +719,8 @@ class _Translator:
             low, high = _INT_RANGES[fd.cpp_type]
             self.add(
                 ProblemKind.OUT_OF_RANGE,
-                f"{value.value} is out of range for '{fd.name}' ({low} to {high})",
+                f"{self.positions.written(value.start, value.end)} is out of range for "
+                f"'{fd.name}' ({low} to {high})",
                 value.start,
                 value.end,
             )
@@ -944,7 +957,7 @@ def _unquote_64_bit(data: Any, descriptor: Descriptor) -> Any:
 
 def _unquote_value(value: Any, fd: FieldDescriptor) -> Any:
     if fd.cpp_type in _64_BIT and isinstance(value, str):
-        return int(value)
+        return integer(value)
     if fd.message_type is not None:
         return _unquote_64_bit(value, fd.message_type)
     return value

@@ -329,14 +329,18 @@ class RequestChecker:
     def read_shape(self, entry: _Input, node: JsonValue) -> list[int] | None:
         dims = []
         for item in node.items:
-            if item.kind != "number" or not isinstance(item.value, int) or item.value < 0:
+            if (
+                item.kind != "number"
+                or not isinstance(item.value, int)
+                or not 0 <= item.value < 1 << 63
+            ):
                 if item.kind == "number" and item.value == -1:
                     message = (
                         "a request gives every dimension's actual size; -1 is only for the config"
                     )
                 else:
                     message = (
-                        "shape elements are non-negative integers, not "
+                        "shape elements are non-negative 64-bit integers, not "
                         f"{self.text[item.start : item.end]}"
                     )
                 self.report(

@@ -156,17 +156,32 @@ def _allowed(path: Path, repository: Path) -> bool:
     return path.name in CONFIG_FILES and path.parent in repository.parents
 
 
-def assert_well_behaved(run: Run, repository: Path, max_mb: float = 250) -> None:
-    """The properties every case must have (see the module docstring)."""
-    assert run.returncode in (0, 1), f"exit {run.returncode}: {run.stderr[-3000:]}"
+def assert_well_behaved(
+    run: Run,
+    repository: Path,
+    max_mb: float = 250,
+    *,
+    exits: tuple[int, ...] = (0, 1),
+    writes: tuple[Path, ...] = (),
+    json_out: bool = True,
+) -> None:
+    """The properties every case must have: it ends with one of `exits` without a
+    traceback or internal error, with JSON on stdout (`json_out`), within `max_mb` of
+    memory, and touches nothing outside the repository but the files in `writes` (a
+    report asked for with -o)."""
+    assert run.returncode in exits, f"exit {run.returncode}: {run.stderr[-3000:]}"
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
-    assert isinstance(run.diagnostics, list)
+    if json_out:
+        assert isinstance(run.diagnostics, list)
     repository = repository.resolve()
+    allowed_writes = {os.path.realpath(path) for path in writes}
     outside = []
     written = []
     for event, path, mode, flags, cwd in run.events:
         if event in WRITE_EVENTS:
             written.append((event, path))
+            continue
+        if isinstance(path, str) and os.path.realpath(os.path.join(cwd, path)) in allowed_writes:
             continue
         if event == "open" and isinstance(path, int):
             continue  # a descriptor: the pipe a forked worker of a large run reports through

@@ -12,7 +12,8 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
-from audited import PYTHON_MODEL, assert_well_behaved, run_lint
+import pytest
+from audited import PYTHON_MODEL, assert_well_behaved, run_audited, run_lint
 
 ENSEMBLE_IO = (
     "max_batch_size: 0\n"
@@ -116,3 +117,174 @@ def test_a_long_chain_written_backwards_is_one_walk(tmp_path: Path) -> None:
     run = run_lint(tmp_path, "--config-only")
     assert_well_behaved(run, tmp_path)
     assert run.diagnostics == []
+
+
+# --------------------------------------------------------------------------- integers
+
+HUGE = "9" * 5000
+"""More digits than Python's int() converts (4,300: sys.get_int_max_str_digits)."""
+HUGE_HEX = "0x" + "f" * 5000
+"""Valid for int(), but an int Python cannot print."""
+
+
+def _integer_repository(root: Path) -> Path:
+    """Models whose config, parameters, label file, ONNX external data and model.py hold
+    integers thousands of digits long, and one ordinary model with an error of its own."""
+    python_model(root, "fine")
+    (root / "fine" / "config.pbtxt").write_text('backend: "python"\nmax_batch_size: -5\n')
+    python_model(root, "decimal")
+    (root / "decimal" / "config.pbtxt").write_text(f'backend: "python"\nmax_batch_size: {HUGE}\n')
+    python_model(root, "hex")
+    (root / "hex" / "config.pbtxt").write_text(f'backend: "python"\nmax_batch_size: {HUGE_HEX}\n')
+    python_model(root, "labels")
+    (root / "labels" / "config.pbtxt").write_text(
+        'backend: "python"\nmax_batch_size: 0\ninput [ { name: "IN" data_type: TYPE_FP32 '
+        'dims: [ 2 ] } ]\noutput [ { name: "OUT" data_type: TYPE_FP32 dims: [ 2 ] '
+        'label_filename: "labels.txt" } ]\n'
+        f'parameters {{ key: "FORCE_CPU_ONLY_INPUT_TENSORS" value {{ string_value: "{HUGE}" }} }}\n'
+    )
+    (root / "labels" / "labels.txt").write_text(f"{HUGE} cat\n1 dog\n")
+    python_model(root, "script")
+    (root / "script" / "1" / "model.py").write_text(
+        f"import numpy as np\nN = {HUGE_HEX}\nclass TritonPythonModel:\n"
+        f"    def execute(self, requests):\n        x = np.zeros(({HUGE_HEX}, 2))\n"
+        "        return []\n"
+    )
+    onnx = root / "onnx"
+    (onnx / "1").mkdir(parents=True)
+    (onnx / "config.pbtxt").write_text('platform: "onnxruntime_onnx"\nmax_batch_size: 0\n')
+    _onnx_with_external_offset(onnx / "1" / "model.onnx", HUGE)
+    return root
+
+
+def _onnx_with_external_offset(path: Path, offset: str) -> None:
+    import onnx
+    from onnx_builders import write_external_data
+
+    write_external_data(path)
+    model = onnx.load(path, load_external_data=False)
+    for tensor in model.graph.initializer:
+        tensor.external_data.add(key="offset", value=offset)
+    onnx.save_model(model, path)
+
+
+def test_integers_of_any_length_in_check_are_findings(tmp_path: Path) -> None:
+    """An integer over 4,300 digits was an internal error that ended the run: no other
+    model reported, no -o report; an ONNX offset gave 22 rule internal errors."""
+    root = _integer_repository(tmp_path / "repo")
+    report = tmp_path / "report.json"
+    run = run_audited(root, "check", ".", "--format", "json", "-o", str(report))
+    run.stdout = report.read_text()
+    assert_well_behaved(run, root, writes=(report,))
+    found = {(str(d["model"]), str(d["code"])) for d in run.diagnostics}
+    assert {("fine", "PL301"), ("decimal", "PL008"), ("hex", "PL008"), ("onnx", "PL603")} <= found
+    assert "reads bytes past byte 2**64 of 'model.onnx.data'" in run.messages("PL603")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("fmt", "--check", "decimal/config.pbtxt", "hex/config.pbtxt"),
+        ("convert", "--to", "json", "decimal/config.pbtxt"),
+        ("complete", "decimal"),
+        ("graph", "decimal"),
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_integers_of_any_length_in_every_command_are_one_line(
+    tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    """fmt, convert and complete printed a full traceback."""
+    root = _integer_repository(tmp_path / "repo")
+    run = run_audited(root, *argv)
+    assert_well_behaved(run, root, exits=(1, 2), json_out=False)
+    said = run.stdout + run.stderr
+    assert "out of range" in said or "does not parse" in said or "cannot be read" in said
+
+
+def test_an_integer_of_any_length_in_a_json_config_and_a_request(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    python_model(root, "m")
+    config = root / "m" / "config.json"
+    config.write_text(f'{{"backend": "python", "max_batch_size": {HUGE}}}')
+    run = run_audited(root, "convert", "--to", "pbtxt", str(config))
+    assert_well_behaved(run, root, exits=(1,), json_out=False)
+    assert "is out of range for 'max_batch_size'" in run.stderr + run.stdout
+    body = root / "request.json"
+    body.write_text(
+        f'{{"inputs": [{{"name": "IN", "shape": [{HUGE}], "datatype": "FP32", '
+        f'"data": [{HUGE}]}}], "parameters": {{"sequence_id": {HUGE}}}}}'
+    )
+    run = run_audited(root, "request", "m", str(body))
+    assert_well_behaved(run, root, exits=(1,), json_out=False)
+    assert "non-negative 64-bit integers" in run.stdout
+
+
+# --------------------------------------------------------------------------- parser work
+
+
+def test_millions_of_dims_are_not_read_token_by_token(tmp_path: Path) -> None:
+    """4 million dims within the 8 MiB file cap took 28 s and 2.9 GB to read."""
+    python_model(tmp_path, "m")
+    dims = ",".join(["1"] * 4_000_000)
+    (tmp_path / "m" / "config.pbtxt").write_text(
+        f'backend: "python"\ninput [ {{ name: "IN" data_type: TYPE_FP32 dims: [ {dims} ] }} ]\n'
+    )
+    run = run_lint(tmp_path)
+    assert_well_behaved(run, tmp_path, max_mb=150)
+    assert run.codes() == {"PL013"}
+    assert "more than 100,000 tokens" in run.messages("PL013")
+
+
+def test_thousands_of_unknown_fields_are_counted_not_explained(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each unknown name was compared with every field name (33,000 took half a minute):
+    past the first hundred problems no suggestion is searched for."""
+    from pbtxt_lint.textproto import binder
+    from pbtxt_lint.textproto.parse import MAX_REPORTED, parse_config
+
+    searched = []
+    real = binder._suggest_field
+    monkeypatch.setattr(binder, "_suggest_field", lambda *args: searched.append(1) or real(*args))
+    count = 30_000
+    text = 'backend: "python"\n' + "".join(f"field_{i}: {i}\n" for i in range(count))
+    parsed = parse_config(text.encode())
+    assert parsed.config is None
+    assert len(parsed.problems) == MAX_REPORTED
+    assert parsed.unreported == count - MAX_REPORTED
+    assert len(searched) <= 100
+
+
+def test_an_input_declared_thousands_of_times_is_one_finding(tmp_path: Path) -> None:
+    """PL218 reported every copy, each after counting the inputs again (7,000 copies:
+    four minutes, 3 MB of output)."""
+    python_model(tmp_path, "m")
+    inputs = ",".join(['{ name: "IN" data_type: TYPE_FP32 dims: [ 1 ] }'] * 7000)
+    (tmp_path / "m" / "config.pbtxt").write_text(
+        f'backend: "python"\ninput [ {inputs} ]\n'
+        'output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 1 ] } ]\n'
+    )
+    run = run_lint(tmp_path, "--config-only")
+    assert_well_behaved(run, tmp_path)
+    assert [d["code"] for d in run.diagnostics] == ["PL218"]
+    assert "declared 7,000 times" in run.messages("PL218")
+
+
+# --------------------------------------------------------------------------- request bodies
+
+
+def test_a_request_body_past_the_cap_is_refused_in_one_line(tmp_path: Path) -> None:
+    """A 4 MB body took 723 MB; 80 MB ended in a MemoryError traceback."""
+    python_model(tmp_path, "m")
+    body = tmp_path / "body.json"
+    count = 3_000_000  # 9 MB of "1.5,"
+    data = ",".join(["1.5"] * count)
+    body.write_text(
+        f'{{"inputs": [{{"name": "IN", "shape": [{count}], "datatype": "FP32", '
+        f'"data": [{data}]}}]}}'
+    )
+    run = run_audited(tmp_path, "request", "m", str(body))
+    assert_well_behaved(run, tmp_path, max_mb=100, exits=(2,), json_out=False)
+    assert "larger than 8 MiB, the most `request` checks" in run.stderr
+    assert run.stderr.count("\n") == 1

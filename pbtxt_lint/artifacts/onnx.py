@@ -30,6 +30,7 @@ from pbtxt_lint.artifacts.signature import (
     reason,
 )
 from pbtxt_lint.schema.datatypes import config_type_from_onnx
+from pbtxt_lint.textproto.integers import BEYOND_64_BITS, integer
 
 __all__ = ["read_onnx"]
 
@@ -616,12 +617,14 @@ def _check_range(location: str, group: list[_Tensor], size: int) -> list[Artifac
                     f"offset/length ('{offset}', '{length}')",
                 )
             )
-        elif int(offset) + int(length) > size:
+        elif (start := integer(offset)) + integer(length) > size:
+            end = start + integer(length)
+            span = "past byte 2**64" if end >= BEYOND_64_BITS else f"{start:,}...{end:,}"
             problems.append(
                 ArtifactProblem(
                     "external-data-out-of-range",
-                    f"initializer '{tensor.name}' reads bytes {int(offset):,}..."
-                    f"{int(offset) + int(length):,} of '{location}', which has only {size:,} bytes",
+                    f"initializer '{tensor.name}' reads bytes {span} of '{location}', "
+                    f"which has only {size:,} bytes",
                 )
             )
     return problems

@@ -44,10 +44,10 @@ __all__ = [
 ]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PYTHON_DIR = re.compile(r"^(?:lib|lib64)/python3\.(\d+)(?:/|$)")
-_SITE_ENTRY = re.compile(r"^(?:lib|lib64)/python3\.(\d+)/(?:site|dist)-packages/([^/]+)(/?)")
-_BIN_PYTHON = re.compile(r"^bin/python3\.(\d+)$")
-_CONDA_PYTHON = re.compile(r"^conda-meta/python-3\.(\d+)\.[^/]*\.json$")
+_PYTHON_DIR = re.compile(r"^(?:lib|lib64)/python3\.([0-9]{1,9})(?:/|$)")
+_SITE_ENTRY = re.compile(r"^(?:lib|lib64)/python3\.([0-9]{1,9})/(?:site|dist)-packages/([^/]+)(/?)")
+_BIN_PYTHON = re.compile(r"^bin/python3\.([0-9]{1,9})$")
+_CONDA_PYTHON = re.compile(r"^conda-meta/python-3\.([0-9]{1,9})\.[^/]*\.json$")
 _LIBPYTHON = re.compile(r"^lib/(libpython3[^/]*\.so[^/]*)$")
 _SMALL_FILE = 64 << 10
 """pyvenv.cfg and .pth files larger than this are not read."""
@@ -288,7 +288,9 @@ class _Builder:
             for line in text.splitlines():
                 key, _, value = line.partition("=")
                 key, value = key.strip().lower(), value.strip()
-                if key in ("version", "version_info") and (m := re.match(r"3\.(\d+)", value)):
+                if key in ("version", "version_info") and (
+                    m := re.match(r"3\.([0-9]{1,9})", value)
+                ):
                     self.venv_python = int(m.group(1))
                 elif key == "include-system-site-packages":
                     self.system_site = value.lower() == "true"

@@ -69,8 +69,14 @@ class Size:
 Dims = tuple["Size | None", ...]
 
 
+def fits(value: int) -> bool:
+    """A size small enough to compute with (and to print: a hex literal can be thousands
+    of digits long)."""
+    return abs(value) < _LIMIT
+
+
 def constant(value: int, why: str) -> Size | None:
-    return Size(value, (), why) if abs(value) < _LIMIT else None
+    return Size(value, (), why) if fits(value) else None
 
 
 def symbol(name: str, why: str) -> Size:

@@ -114,21 +114,19 @@ def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
 
 
 def int_literal(node: ast.expr | None) -> int | None:
-    """The value of an integer literal (`3`, `-1`); None for anything else."""
+    """The value of an integer literal (`3`, `-1`) of at most 64 bits; None for anything
+    else (a 0x literal of thousands of digits is valid Python that Python cannot print)."""
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    if negative:
+        assert isinstance(node, ast.UnaryOp)
+        node = node.operand
     if (
         isinstance(node, ast.Constant)
         and isinstance(node.value, int)
         and not isinstance(node.value, bool)
+        and node.value.bit_length() <= 64
     ):
-        return node.value
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub)
-        and isinstance(node.operand, ast.Constant)
-        and isinstance(node.operand.value, int)
-        and not isinstance(node.operand.value, bool)
-    ):
-        return -node.operand.value
+        return -node.value if negative else node.value
     return None
 
 

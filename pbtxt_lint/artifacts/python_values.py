@@ -288,8 +288,10 @@ def constant(value: object, line: int) -> Value:
         return Py("none")
     if isinstance(value, bool):
         return Py("bool")
-    if isinstance(value, int):
-        return Py("int", size=sz.constant(value, f"{value} (line {line})"))
+    if isinstance(value, int):  # a 0x literal of thousands of digits: Python cannot print it
+        return Py(
+            "int", size=sz.constant(value, f"{value} (line {line})") if sz.fits(value) else None
+        )
     if isinstance(value, float):
         integral = value.is_integer() and abs(value) < 1 << 40
         return Py("float", size=sz.constant(int(value), f"{value} (line {line})") if integral else (

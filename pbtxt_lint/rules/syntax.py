@@ -306,8 +306,9 @@ undeclared_enum_number = rule(
 def unreadable_config(context: ModelContext) -> Iterator[Finding]:
     """Triton fails the model when it cannot read its configuration file.
 
-    pbtxt-lint also refuses to open FIFOs and devices (they could block forever) and
-    files over 8 MiB (a model configuration is a few KiB).
+    pbtxt-lint also refuses to open FIFOs and devices (they could block forever), and
+    to read files over 8 MiB or of more than 100,000 tokens (a model configuration is a
+    few KiB, a few hundred tokens).
 
     Bad:
         config.pbtxt with mode 000
@@ -321,6 +322,7 @@ def unreadable_config(context: ModelContext) -> Iterator[Finding]:
             file=config_file.path,
             hint="make the file a readable regular file",
         )
+    yield from _problems_of(ProblemKind.TOO_LARGE)(context)
 
 
 @rule(

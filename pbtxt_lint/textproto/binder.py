@@ -33,6 +33,7 @@ from google.protobuf.message_factory import GetMessageClass
 
 from pbtxt_lint.diagnostics import Edit, Fix, Span
 from pbtxt_lint.echo import bound_message
+from pbtxt_lint.textproto.integers import integer
 from pbtxt_lint.textproto.sourcemap import Key, Located, PathElement, SourceMap
 from pbtxt_lint.textproto.tokenizer import Token, TokenKind, string_bytes, string_value
 from pbtxt_lint.textproto.tree import Block, Document, Field, ListValue, Scalar, token_span
@@ -55,6 +56,7 @@ class ProblemKind(enum.Enum):
     DUPLICATE_MAP_KEY = "duplicate-map-key"
     UNDECLARED_ENUM_NUMBER = "undeclared-enum-number"
     NOT_TEXT = "not-text"  # the whole file: binary data, a binary ModelConfig, UTF-16
+    TOO_LARGE = "too-large"  # the whole file: more tokens than pbtxt-lint reads
 
 
 ACCEPTED_KINDS = frozenset(
@@ -124,6 +126,10 @@ _TYPE_WORDS = {
     FieldDescriptor.CPPTYPE_ENUM: "an enum name",
     FieldDescriptor.CPPTYPE_MESSAGE: "a block { ... }",
 }
+_EXPLAINED = 100
+"""Problems past this many are still found and counted, but not explained (no search for
+a suggestion): a report shows the first 20 (parse.MAX_REPORTED), and 33,000 unknown
+names each compared with every field name took half a minute."""
 _BOOL_WORDS = {"true": True, "True": True, "t": True, "false": False, "False": False, "f": False}
 _INTEGER_RE = re.compile(r"0[xX][0-9A-Fa-f]+|0[0-7]*|[1-9][0-9]*")
 _FLOAT_RE = re.compile(r"(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fF]?")
@@ -151,10 +157,10 @@ def _unsigned_int(body: str) -> int | None:
     if not _INTEGER_RE.fullmatch(body):
         return None
     if body[:2] in ("0x", "0X"):
-        return int(body[2:], 16)
+        return integer(body[2:], 16)
     if len(body) > 1 and body[0] == "0":
-        return int(body, 8)
-    return int(body)
+        return integer(body, 8)
+    return integer(body)
 
 
 def parse_int(text: str) -> int | None:
@@ -353,6 +359,11 @@ class Binder:
     def unknown_field(self, node: Field, descriptor: Descriptor) -> None:
         name = node.name.text
         where = _message_label(descriptor)
+        if len(self.problems) >= _EXPLAINED:  # a file of thousands of unknown names
+            self.problem(
+                ProblemKind.UNKNOWN_FIELD, f"{where} has no field named '{name}'", node.name_span
+            )
+            return
         candidates = list(descriptor.fields_by_name)
         by_json = {fd.json_name: fd.name for fd in descriptor.fields}
         target = by_json.get(name) or FIELD_ALIASES.get(name)
@@ -835,7 +846,7 @@ def _plain_value(token: Token, info: _FieldInfo) -> object | None:
         # A plain decimal (no hex, no octal, no leading zero) within the field's range.
         if digits.isdigit() and digits.isascii() and (digits[0] != "0" or len(digits) == 1):
             low, high = info.int_range
-            value = int(text)
+            value = int(text) if len(digits) <= 18 else integer(text)  # 18 digits: < 2**63
             if low <= value <= high and (low < 0 or text[0] != "-"):
                 return value
     return None

@@ -19,6 +19,7 @@ from pbtxt_lint.schema import MODEL_CONFIG_DESCRIPTOR, ModelConfig
 from pbtxt_lint.textproto.binder import ACCEPTED_KINDS, Binder, Problem, ProblemKind
 from pbtxt_lint.textproto.sniff import NotText, sniff
 from pbtxt_lint.textproto.sourcemap import SourceMap
+from pbtxt_lint.textproto.tokenizer import MAX_TOKENS
 from pbtxt_lint.textproto.tree import Document, parse_tree
 
 _PLACEHOLDER_RE = re.compile(r"\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|\$[A-Z_][A-Z0-9_]*\b|<<[^>\n]*>>")
@@ -137,6 +138,19 @@ def _not_text(not_text: NotText) -> ParsedConfig:
     return ParsedConfig("", None, document, binder.source_map, [problem], not_text)
 
 
+def _too_large(text: str, document: Document, binder: Binder) -> ParsedConfig:
+    """A file of more tokens than pbtxt-lint reads: one problem, nothing else read."""
+    problem = Problem(
+        ProblemKind.TOO_LARGE,
+        f"the file holds more than {MAX_TOKENS:,} tokens (names, values, punctuation), "
+        "more than pbtxt-lint reads; a model configuration holds a few hundred",
+        Span.point(1, 1),
+        "a list of millions of dims or fields is no model configuration: check how the "
+        "file was generated",
+    )
+    return ParsedConfig(text, None, document, binder.source_map, [problem])
+
+
 def _parse_text(data: bytes) -> ParsedConfig:
     text, problems = decode(data)
     has_bom = text.startswith(_BOM)
@@ -144,6 +158,8 @@ def _parse_text(data: bytes) -> ParsedConfig:
     body = " " + text[1:] if has_bom else text
     document = parse_tree(body)
     binder = Binder(MODEL_CONFIG_DESCRIPTOR)
+    if document.truncated:
+        return _too_large(text, document, binder)
     binder.bind(document)
     ours = [
         Problem(ProblemKind.SYNTAX, issue.message, issue.span, issue.hint)

@@ -169,6 +169,8 @@ class Document:
     """Starts of tokens whose spelling is a lexical error already in `issues`."""
     dropped_issues: int = 0
     """Syntax issues found past MAX_ISSUES, counted but not kept."""
+    truncated: bool = False
+    """More tokens than the tokenizer reads (MAX_TOKENS): no field was read."""
 
 
 class _BlockFrame:
@@ -218,6 +220,9 @@ class _Pending:
 class _Parser:
     def __init__(self, text: str) -> None:
         scanned = scan(text)
+        self.truncated = scanned.truncated
+        if self.truncated:  # read none of it: a tree of its first part would mislead
+            scanned = scanned._replace(tokens=scanned.tokens[-1:], errors=[])
         self.comments: list[Token] = []
         self.tokens = scanned.tokens
         # Every comment token starts with '#' (or '//', '/*', which are errors): without
@@ -289,7 +294,13 @@ class _Parser:
             else:
                 self.read_fields(frame, stack)
         return Document(
-            root.fields, self.tokens, self.comments, self.issues, self.bad_starts, self.dropped
+            root.fields,
+            self.tokens,
+            self.comments,
+            self.issues,
+            self.bad_starts,
+            self.dropped,
+            self.truncated,
         )
 
     # -- blocks ----------------------------------------------------------------------

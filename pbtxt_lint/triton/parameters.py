@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.textproto.integers import integer
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 _STOI = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
@@ -19,7 +20,7 @@ _STOI = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
 def leading_int(text: str) -> int | None:
     """The integer `std::stoi`/`std::stoll` read from `text`, or None when they throw."""
     match = _STOI.match(text)
-    return int(match.group(1)) if match else None
+    return integer(match.group(1)) if match else None
 
 
 def parse_bool(text: str) -> bool | None:

@@ -20,6 +20,7 @@ from pbtxt_lint.rules.artifacts.common import control_names, loaded, merge_versi
 from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.common import type_name
 from pbtxt_lint.schema import DataType, ModelConfig
+from pbtxt_lint.textproto.integers import integer
 from pbtxt_lint.textproto.sourcemap import FieldPath
 
 if TYPE_CHECKING:  # the TorchScript reader loads with the first model.pt
@@ -124,9 +125,9 @@ def named_index(name: str) -> int | None:
     if at < 0:
         return None
     rest = name[at + 2 :]
-    if not rest.isdigit() and rest != "":
+    if rest and not (rest.isascii() and rest.isdigit()):
         return None
-    return int(rest) if rest else 0
+    return integer(rest) if rest else 0
 
 
 def _convention(names: Sequence[str], args: Sequence[str]) -> str:

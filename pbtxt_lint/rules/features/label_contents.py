@@ -27,6 +27,7 @@ from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.common import config_dims
 from pbtxt_lint.rules.features.common import is_file
 from pbtxt_lint.schema.model_config_pb2 import ModelOutput
+from pbtxt_lint.textproto.integers import integer
 
 WARNING = Severity.WARNING
 INFERENCE = Stage.INFERENCE
@@ -35,7 +36,7 @@ MAX_LABEL_BYTES = 8 << 20
 BOX_FIELDS = (4, 5)
 """What a detection row holds besides its class scores: 4 box coordinates (YOLOv8),
 and an objectness score (YOLOv5)."""
-_INDEXED = re.compile(r"\s*(\d+)\s*[:,;\t ]\s*\S")
+_INDEXED = re.compile(r"\s*([0-9]+)\s*[:,;\t ]\s*\S")
 
 
 @dataclass(frozen=True)
@@ -240,7 +241,7 @@ def _index_offset(lines: Sequence[str]) -> int | None:
         match = _INDEXED.match(line)
         if match is None:
             return None
-        numbers.append(int(match.group(1)))
+        numbers.append(integer(match.group(1)))  # of any length
     for offset in (0, 1):
         if numbers == list(range(offset, offset + len(numbers))):
             return offset

@@ -9,6 +9,7 @@ non-optional input as required.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from pbtxt_lint.analysis.context import ModelContext
@@ -21,14 +22,6 @@ from pbtxt_lint.triton.autofill import backend_of
 from pbtxt_lint.triton.backends import BACKENDS
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-
-
-def _labelled_twice(config: ModelConfig, tensor: Tensor) -> bool:
-    """An output that repeats an earlier one's name, both with a label_filename."""
-    if not isinstance(tensor.io, ModelOutput) or not tensor.io.label_filename:
-        return False
-    earlier = config.output[: tensor.index]
-    return any(o.name == tensor.io.name and o.label_filename for o in earlier)
 
 
 def _duplicate_consequence(config: ModelConfig, tensor: Tensor) -> tuple[str, Severity]:
@@ -96,21 +89,37 @@ def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
     if config is None:
         return
     input_names = {i.name for i in config.input}
+    everything = list(tensors(config))
+    counts = Counter((t.kind, t.io.name) for t in everything)
     seen: dict[str, set[str]] = {"input": set(), "output": set()}
-    for tensor in tensors(config):
+    labelled: set[str] = set()  # outputs seen so far with a label_filename
+    consequences: dict[str, tuple[str, Severity]] = {}  # by kind: the same for every name
+    reported: dict[str, set[str]] = {"input": set(), "output": set()}
+    for tensor in everything:
         name = tensor.io.name
         duplicate = name in seen[tensor.kind]
         clash = tensor.kind == "output" and name in input_names
         seen[tensor.kind].add(name)
+        labelled_twice = False
+        if isinstance(tensor.io, ModelOutput) and tensor.io.label_filename:
+            labelled_twice = name in labelled
+            labelled.add(name)
         if not name or not (duplicate or clash):
             continue  # unnamed tensors are PL201's
-        text, severity = _duplicate_consequence(config, tensor)
+        if tensor.kind not in consequences:
+            consequences[tensor.kind] = _duplicate_consequence(config, tensor)
+        text, severity = consequences[tensor.kind]
         if clash and not duplicate and severity is not ERROR:
             continue  # a pass-through tensor (input and output "LEN") is legitimate
-        if duplicate and _labelled_twice(config, tensor):
+        if duplicate and labelled_twice:
             continue  # PL716: Triton refuses two label files for one output
         if duplicate:
-            problem = f"{tensor.label} is declared twice; {text}"
+            count = counts[tensor.kind, name]
+            if count > 2 and name in reported[tensor.kind]:
+                continue  # one finding for a name declared thousands of times
+            reported[tensor.kind].add(name)
+            times = "twice" if count == 2 else f"{count:,} times"
+            problem = f"{tensor.label} is declared {times}; {text}"
         else:
             problem = f"{tensor.label} has the same name as an input; {text}"
         yield Finding(
