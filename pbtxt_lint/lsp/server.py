@@ -29,6 +29,7 @@ from pbtxt_lint.lsp.convert import Placed, place, to_lsp
 from pbtxt_lint.lsp.core import FormatError, ParsedConfig, Settings, format_text, parse_config
 from pbtxt_lint.lsp.cursor import string_of
 from pbtxt_lint.lsp.documents import LineIndex, Position, is_model_config, uri_to_path
+from pbtxt_lint.lsp.transport import serve_stdio
 from pbtxt_lint.lsp.worker import LintJob, LintOutcome, LintProcess, TensorsJob, TensorsOutcome
 
 logger = logging.getLogger(__name__)
@@ -444,4 +445,4 @@ async def _pull_configuration(ls: PbtxtLanguageServer) -> None:
 def run() -> None:
     """Serve on standard input and output until the client says exit."""
     logging.basicConfig(level=logging.WARNING, format="pbtxt-lint lsp: %(message)s")
-    create_server().start_io()
+    serve_stdio(create_server())
