@@ -23,7 +23,7 @@ from pbtxt_lint.artifacts.formats import (
     artifact_format,
     reader_for,
 )
-from pbtxt_lint.artifacts.signature import ArtifactError, Signature
+from pbtxt_lint.artifacts.signature import ArtifactError, Signature, reason
 from pbtxt_lint.repository.fs import is_inside
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.triton.autofill import on_python_runtime
@@ -66,6 +66,9 @@ class VersionArtifact:
             return self.reader(self.opened, self.model_dir)
         except ArtifactError as error:
             return error
+        except OSError as error:  # a read that failed halfway (a bucket's ranged GET)
+            what = f"{self.folder.name}/{self.opened.name}"
+            return ArtifactError("unreadable", f"cannot read {what}: {reason(error)}")
 
     @property
     def signature(self) -> Signature | None:

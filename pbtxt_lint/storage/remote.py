@@ -9,25 +9,40 @@ the service said, with any secret blanked out: the repository code turns those i
 diagnostics the way it does for local files. A store that loses its connection says
 so once and fails every later request at once instead of waiting for each one.
 
-The client libraries (s3fs, gcsfs, adlfs: the extras `pbtxt-lint[s3]`, `[gcs]`,
-`[azure]`) are imported here, when the first URL is given, never by the core.
+Every request has a deadline, and S3 listings and ranged reads are bounded whatever
+the service answers (`storage.bounded`). The client libraries (s3fs, gcsfs, adlfs: the
+extras `pbtxt-lint[s3]`, `[gcs]`, `[azure]`) are imported here, when the first URL is
+given, never by the core; what they log is not printed (a retry's traceback).
 """
 
 from __future__ import annotations
 
 import errno
 import importlib.util
+import logging
 import os
 import re
 import stat
 import threading
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
+from pbtxt_lint.storage.bounded import (
+    LISTING_SECONDS,
+    REQUEST_SECONDS,
+    RUN_SECONDS,
+    ListingBudget,
+    ListingTooLong,
+    RangeIgnored,
+    fetch_other,
+    fetch_s3,
+    within,
+)
 from pbtxt_lint.storage.credentials import CredentialError, Credentials, for_url
 from pbtxt_lint.storage.ranged import RangedBuffer, RangedFile
 from pbtxt_lint.storage.urls import (
@@ -37,6 +52,7 @@ from pbtxt_lint.storage.urls import (
     object_path,
     parse_url,
     register,
+    without_user_info,
 )
 
 T = TypeVar("T")
@@ -139,37 +155,51 @@ class Store:
         self._redact = [s for s in credentials.secrets if s]
         self._small: dict[str, bytes] = {}
         self._small_held = 0
+        self._ends = time.monotonic() + RUN_SECONDS  # the run's budget on this endpoint
+        self._listing_budget = ListingBudget()
 
     # -- the client -------------------------------------------------------------
 
     def _client(self) -> Any:
         with self._lock:
             if self._fs is None:
-                self._fs = _make_fs(self.scheme, self.credentials.options)
+                fs = _make_fs(self.scheme, self.credentials.options)
+                if self.scheme == "s3":
+                    self._listing_budget.install(fs)
+                self._fs = fs
             return self._fs
 
-    def _call(self, what: str, path: str, action: Callable[[Any], T]) -> T:
-        """Run one request; any failure becomes an OSError saying what the service said."""
+    def _call(self, what: str, path: str, action: Callable[[Any], Awaitable[T]]) -> T:
+        """Run one request within its deadline; any failure becomes an OSError saying
+        what the service said."""
         if self._down is not None:  # fail at once, naming the object and the first failure
             raise ConnectionError(
                 errno.EHOSTUNREACH,
                 f"cannot reach {self._endpoint()} to {what} {self.url_of(path)}: {self._down}",
             )
+        left = self._ends - time.monotonic()
+        seconds = min(LISTING_SECONDS if what == "list" else REQUEST_SECONDS, left)
         try:
+            if seconds <= 0:
+                raise TimeoutError(f"the run spent the {RUN_SECONDS:g} s it may wait on it")
             client = self._client()
-            return action(client)
+            return within(client.loop, lambda: action(client), seconds)
         except Exception as error:  # every client library has its own exception tree
             raise self._translate(error, what, path) from None
 
     def _translate(self, error: BaseException, what: str, path: str) -> OSError:
         text = self._clean(_describe(error))
         url = self.url_of(path)
-        if _is_connection_error(error):
+        lying = isinstance(error, (RangeIgnored, ListingTooLong))
+        if lying or _is_connection_error(error):
+            # Once it stalls or lies, every later request fails at once: the run ends
+            # about one deadline after the first, and says it is incomplete.
             endpoint = self._endpoint()
+            what_it_did = "answered with what was not asked" if lying else "stopped answering"
             with self._lock:
                 if self._down is None:
-                    self._down = f"it stopped answering ({text})"
-                    self.stats.lost_connection = f"{endpoint} stopped answering ({text})"
+                    self._down = f"it {what_it_did} ({text})"
+                    self.stats.lost_connection = f"{endpoint} {what_it_did} ({text})"
             return ConnectionError(
                 errno.EHOSTUNREACH, f"cannot reach {endpoint} to {what} {url}: {text}"
             )
@@ -185,7 +215,7 @@ class Store:
     def _clean(self, text: str) -> str:
         for secret in self._redact:
             text = text.replace(secret, "***")
-        return " ".join(text.split())[:300]
+        return " ".join(without_user_info(text).split())[:300]
 
     # -- names ------------------------------------------------------------------
 
@@ -214,7 +244,7 @@ class Store:
                 raise FileNotFoundError(
                     errno.ENOENT, f"no object under {self.url_of(key)}/ (no such folder)"
                 )
-        entries = self._call("list", key, lambda fs: fs.ls(key, detail=True))
+        entries = self._call("list", key, lambda fs: fs._ls(key, detail=True))
         listing: dict[str, Info] = {}
         for item in entries:
             info = _info(item, key)
@@ -240,7 +270,7 @@ class Store:
         with self._lock:
             if self._under_complete(key) or key in self._missing:
                 return
-        found = self._call("list", key, lambda fs: fs.find(key, detail=True, withdirs=True))
+        found = self._call("list", key, lambda fs: fs._find(key, detail=True, withdirs=True))
         tree: dict[str, dict[str, Info]] = {key: {}}
         for name, item in found.items():
             full = str(item.get("name", name)).rstrip("/")
@@ -310,7 +340,8 @@ class Store:
 
     def fetch(self, key: str, start: int, end: int) -> bytes:
         """The bytes [start, end) of an object: one ranged GET."""
-        data: bytes = self._call("read", key, lambda fs: fs.cat_file(key, start=start, end=end))
+        fetch = fetch_s3 if self.scheme == "s3" else fetch_other
+        data: bytes = self._call("read", key, lambda fs: fetch(fs, key, start, end))
         with self._lock:
             self.stats.requests += 1
             self.stats.bytes += len(data)
@@ -358,9 +389,14 @@ class Store:
 # -- helpers --------------------------------------------------------------------
 
 
+_LIBRARY_LOGGERS = ("s3fs", "gcsfs", "adlfs", "fsspec", "aiobotocore", "botocore", "azure")
+
+
 def _make_fs(scheme: str, options: dict[str, Any]) -> Any:
     """The fsspec file system, with bounded timeouts and retries and no caching of its
-    own (the store keeps the listings)."""
+    own (the store keeps the listings); its library's log lines are not printed."""
+    for name in _LIBRARY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     common = {"skip_instance_cache": True, "use_listings_cache": False}
     if scheme == "s3":
         import s3fs  # deferred: the s3 extra

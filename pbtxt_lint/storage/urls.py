@@ -79,8 +79,23 @@ class Location:
         return self.prefix.replace("/", "")
 
 
+_USER_INFO = re.compile(r"(?<=://)[^/@\s]*@")
+
+
+def without_user_info(text: str) -> str:
+    """`text` with the user-info of every URL in it (`KEY:SECRET@`) blanked to `***@`."""
+    return _USER_INFO.sub("***@", text)
+
+
 def parse_url(url: str) -> Location:
     """Split a repository URL the way Triton does, or raise UrlError."""
+    shown = without_user_info(url)
+    if shown != url:  # never echoed: the part before '@' is a secret more often than not
+        raise UrlError(
+            f"{shown}: Triton reads no credentials from a repository URL (it takes what "
+            "comes before '@' for part of the bucket name); give them in the environment "
+            "or in the file TRITON_CLOUD_CREDENTIAL_PATH names"
+        )
     if url.startswith("s3://"):
         return _parse_s3(url)
     if url.startswith("gs://"):
