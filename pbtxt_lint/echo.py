@@ -23,8 +23,9 @@ FRAME_WIDTH = 100
 """Characters of a source line a code frame shows around its span."""
 _FRAME_BEFORE = 30  # of which before the span, when the line must be cut
 
-# C0 and C1 controls, DEL, and the bidi embeddings, overrides and isolates.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 controls, DEL, the bidi embeddings, overrides and isolates, and the lone
+# surrogates that stand for the bytes of a file name that is not UTF-8 (surrogateescape).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _LONG_RUN = re.compile(rf"\S{{{RUN_LIMIT + 1},}}")
 
@@ -35,11 +36,16 @@ def _escape(match: re.Match[str]) -> str:
     if escaped is not None:
         return escaped
     code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8: written as that byte
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def inert(text: str) -> str:
-    """`text` with every control or bidi character written as an escape (`\\x1b`)."""
+    """`text` with every control or bidi character, and every byte of a name that is
+    not UTF-8, written as an escape (`\\x1b`, `\\xff`): what a terminal, a report or a
+    file of any encoding takes as it is. Paths go through it too (a folder name can hold
+    ESC or a newline)."""
     return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
 
 

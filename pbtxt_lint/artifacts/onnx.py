@@ -547,9 +547,10 @@ def _check_external(
 ) -> list[ArtifactProblem]:
     """Check external data files by name and size only; they are never opened.
 
-    Locations are resolved lexically (no symlink resolution) relative to the model file, as
-    ONNX Runtime does, and must stay inside ``model_dir``. Anything that escapes is not even
-    stat()ed, so a hostile model cannot make the linter probe the rest of the filesystem.
+    Locations are resolved lexically relative to the model file, as ONNX Runtime does,
+    and must stay inside ``model_dir``, symbolic links on the way included. Anything that
+    escapes is not even stat()ed, so a hostile model cannot make the linter probe the
+    rest of the filesystem.
     """
     base = os.path.dirname(os.path.abspath(model_file))
     root = os.path.abspath(model_dir)
@@ -580,6 +581,16 @@ def _check_external(
             )
             continue
         found = _external_file(model_file, location, target)
+        if not storage.is_remote(found) and not _stays_in(root, found):
+            problems.append(
+                ArtifactProblem(
+                    "external-data-escapes",
+                    f"external data '{location}' for {names} is reached through a symbolic "
+                    "link that leaves the model folder; Triton model folders must be "
+                    "self-contained, and pbtxt-lint does not follow it",
+                )
+            )
+            continue
         try:
             st = storage.stat(found)
         except (OSError, ValueError):
@@ -595,6 +606,16 @@ def _check_external(
             continue
         problems.extend(_check_range(location, group, st.st_size))
     return problems
+
+
+def _stays_in(root: str, path: Path) -> bool:
+    """`path`, with every symlink on the way resolved, is inside the folder `root`: a
+    location that passes the lexical check can still cross a linked folder."""
+    try:
+        real_root, real = os.path.realpath(root), os.path.realpath(path)
+    except (OSError, ValueError):
+        return False
+    return os.path.commonpath([real_root, real]) == real_root
 
 
 def _external_file(model_file: Path, location: str, target: str) -> Path:

@@ -249,7 +249,7 @@ def check(
 def _report_problems(result: LintResult) -> None:
     """Paths that do not exist and rules that crashed: on stderr, apart from findings."""
     for problem in result.path_problems:
-        click.echo(f"pbtxt-lint: {problem.path}: {problem.message}", err=True)
+        click.echo(f"pbtxt-lint: {inert(str(problem.path))}: {problem.message}", err=True)
     for internal in result.internal_errors:
         where = f" in rule {internal.rule}" if internal.rule else ""
         click.echo(

@@ -49,10 +49,10 @@ def convert(file: Path, target: str, output_file: Path | None) -> None:
     their fields. A config that does not parse is not converted (exit 1).
     """
     from pbtxt_lint.fixes import parse_any
-    from pbtxt_lint.paths import display_path
+    from pbtxt_lint.paths import shown_path
     from pbtxt_lint.repository.fs import FsError, read_text_file
 
-    shown = display_path(file)
+    shown = shown_path(file)
     if not file.exists():
         click.echo(f"pbtxt-lint: {shown}: no such file", err=True)
         sys.exit(EXIT_USAGE)

@@ -67,7 +67,7 @@ def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
     a file that does not parse is left alone.
     """
     from pbtxt_lint.fixes import unified_diff, write_atomically
-    from pbtxt_lint.paths import display_path
+    from pbtxt_lint.paths import shown_path
     from pbtxt_lint.repository.fs import FsError, read_text_file
     from pbtxt_lint.textproto.format import FormatError, format_config
 
@@ -78,7 +78,7 @@ def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
         sys.exit(EXIT_USAGE)
     changed = unchanged = failed = 0
     for ref in files:
-        shown = display_path(ref.path)
+        shown = shown_path(ref.path)
         try:
             data = read_text_file(ref.root, ref.path)
             formatted = format_config(data)

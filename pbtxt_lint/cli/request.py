@@ -41,7 +41,7 @@ def request(model_dir: Path, request_file: Path, output_format: str) -> None:
     instead. Exit 1 if the server would refuse the request.
     """
     from pbtxt_lint.diagnostics import Severity
-    from pbtxt_lint.paths import display_path
+    from pbtxt_lint.paths import shown_path
     from pbtxt_lint.request import RequestSetupError, check_request, load_model_config
 
     try:
@@ -49,7 +49,7 @@ def request(model_dir: Path, request_file: Path, output_format: str) -> None:
     except RequestSetupError as error:
         click.echo(f"pbtxt-lint: {error}", err=True)
         sys.exit(EXIT_USAGE)
-    shown = "<stdin>" if str(request_file) == "-" else display_path(request_file)
+    shown = "<stdin>" if str(request_file) == "-" else shown_path(request_file)
     text = _read_request(request_file, shown)
     problems = check_request(config, model, text)
     errors = sum(1 for p in problems if p.severity is Severity.ERROR)

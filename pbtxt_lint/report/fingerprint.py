@@ -19,4 +19,5 @@ def fingerprint(diagnostic: Diagnostic) -> str:
         diagnostic.model or "",
         diagnostic.message,
     )
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    # The bytes of a name that is not UTF-8 are hashed as they are on disk.
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()

@@ -12,7 +12,7 @@ from typing import TextIO
 
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.linter import LintResult
-from pbtxt_lint.paths import display_path
+from pbtxt_lint.paths import shown_path
 from pbtxt_lint.report.text import summary_line, wants_summary
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -27,7 +27,7 @@ def escape_property(text: str) -> str:
 
 
 def annotation(diagnostic: Diagnostic) -> str:
-    properties = [("file", display_path(diagnostic.path))]
+    properties = [("file", shown_path(diagnostic.path))]  # a control character escaped
     span = diagnostic.span
     if span is not None:
         properties += [

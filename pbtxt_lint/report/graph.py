@@ -17,6 +17,7 @@ from rich.tree import Tree
 
 from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Step
+from pbtxt_lint.echo import inert
 from pbtxt_lint.rules.registry import ALL_RULES
 
 FORMATS = ("tree", "mermaid", "dot")
@@ -95,7 +96,7 @@ def _marked(text: str, problems: list[str]) -> Text:
 
 def _step_title(step: Step) -> str:
     version = f"version {step.model_version}" if step.version_written else ("version 0 (not set)")
-    name = escape(step.model_name) if step.model_name else "[red](no model_name)[/red]"
+    name = _escape(step.model_name) if step.model_name else "[red](no model_name)[/red]"
     return f"[bold]step {step.number}[/bold]  [cyan]{name}[/cyan]  [dim]{version}[/dim]"
 
 
@@ -104,13 +105,13 @@ def graph_tree(drawing: Drawing) -> Tree:
     graph = drawing.graph
     batching = f"max_batch_size {graph.max_batch_size}" if graph.max_batch_size else "no batching"
     root = Tree(
-        Text.from_markup(f"[bold]{escape(graph.name)}[/bold]  [dim]ensemble, {batching}[/dim]")
+        Text.from_markup(f"[bold]{_escape(graph.name)}[/bold]  [dim]ensemble, {batching}[/dim]")
     )
     inputs = root.add("[bold]inputs[/bold]")
     for endpoint in graph.inputs:
         inputs.add(
             _marked(
-                f"{escape(endpoint.tensor)}  [dim]{_type_text(endpoint)}[/dim]",
+                f"{_escape(endpoint.tensor)}  [dim]{_type_text(endpoint)}[/dim]",
                 drawing.of(endpoint),
             )
         )
@@ -119,7 +120,7 @@ def graph_tree(drawing: Drawing) -> Tree:
         for read in step.reads:
             branch.add(
                 _marked(
-                    f"in   {escape(read.port)} [dim]<-[/dim] [green]{escape(read.tensor)}[/green]"
+                    f"in   {_escape(read.port)} [dim]<-[/dim] [green]{_escape(read.tensor)}[/green]"
                     f"  [dim]{_type_text(read)}[/dim]",
                     drawing.of(read),
                 )
@@ -127,8 +128,8 @@ def graph_tree(drawing: Drawing) -> Tree:
         for write in step.writes:
             branch.add(
                 _marked(
-                    f"out  {escape(write.port)} [dim]->[/dim] [green]{escape(write.tensor)}[/green]"
-                    f"  [dim]{_type_text(write)}[/dim]",
+                    f"out  {_escape(write.port)} [dim]->[/dim] "
+                    f"[green]{_escape(write.tensor)}[/green]  [dim]{_type_text(write)}[/dim]",
                     drawing.of(write),
                 )
             )
@@ -139,7 +140,7 @@ def graph_tree(drawing: Drawing) -> Tree:
         origin = f"  [dim]<- {source}[/dim]" if source else ""
         outputs.add(
             _marked(
-                f"{escape(endpoint.tensor)}  [dim]{_type_text(endpoint)}[/dim]{origin}",
+                f"{_escape(endpoint.tensor)}  [dim]{_type_text(endpoint)}[/dim]{origin}",
                 drawing.of(endpoint),
             )
         )
@@ -239,8 +240,19 @@ def _diagram(drawing: Drawing) -> tuple[list[_Node], list[_Edge]]:
     return nodes, edges
 
 
+def _escape(text: str) -> str:
+    """A name for the tree: inert (a folder or tensor name can hold ESC) and free of rich
+    markup."""
+    return escape(inert(text))
+
+
+def _inert_lines(text: str) -> str:
+    """`text` inert, line by line (the line breaks of a label are the drawing's own)."""
+    return "\n".join(inert(line) for line in text.split("\n"))
+
+
 def _mermaid_text(text: str) -> str:
-    return text.replace('"', "#quot;").replace("\n", "<br/>")
+    return _inert_lines(text).replace('"', "#quot;").replace("\n", "<br/>")
 
 
 def graph_mermaid(graph: Drawing) -> str:
@@ -276,6 +288,7 @@ def graph_mermaid(graph: Drawing) -> str:
 
 
 def _dot_text(text: str) -> str:
+    text = _inert_lines(text)
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 

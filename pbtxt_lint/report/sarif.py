@@ -56,7 +56,8 @@ def _location(path: Path) -> dict[str, Any]:
     shown = display_path(path)
     if Path(shown).is_absolute():
         return {"uri": path.absolute().as_uri()}
-    uri = quote(Path(shown).as_posix()) + ("/" if path.is_dir() else "")
+    # The bytes of a name that is not UTF-8 are percent-encoded as they are on disk.
+    uri = quote(Path(shown).as_posix(), errors="surrogateescape") + ("/" if path.is_dir() else "")
     return {"uri": uri, "uriBaseId": SRCROOT}
 
 

@@ -15,13 +15,13 @@ from typing import TextIO
 from pbtxt_lint.diagnostics import Diagnostic, Severity
 from pbtxt_lint.echo import frame_line, window
 from pbtxt_lint.linter import LintResult
-from pbtxt_lint.paths import display_path
+from pbtxt_lint.paths import shown_path
 
 _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
 def _location(diagnostic: Diagnostic) -> str:
-    where = display_path(diagnostic.path)
+    where = shown_path(diagnostic.path)
     if diagnostic.span is not None:
         where += f":{diagnostic.span.line}:{diagnostic.span.column}"
     return where

@@ -78,8 +78,8 @@ def _complete_backend_fields(
     aoti_platform = newer_name("torch_aoti", release) is None
     aoti_file = newer_name("model.pt2", release) is None
     libtorch_alias = newer_name("libtorch", release) is None
-    if not config.name:
-        config.name = model_name
+    if not config.name:  # a folder name that is not UTF-8 keeps U+FFFD for its bytes
+        config.name = model_name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
     if not config.platform and config.backend in ("", "tensorflow"):
         if config.default_model_filename == "model.savedmodel":

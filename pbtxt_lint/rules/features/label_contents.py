@@ -29,7 +29,7 @@ from pbtxt_lint.rules.features.common import is_file
 from pbtxt_lint.schema.model_config_pb2 import ModelOutput
 from pbtxt_lint.textproto.integers import integer
 
-WARNING = Severity.WARNING
+WARNING, INFO = Severity.WARNING, Severity.INFO
 INFERENCE = Stage.INFERENCE
 MAX_LABEL_BYTES = 8 << 20
 """Larger label files are not read (ImageNet-21k's is about 0.5 MiB)."""
@@ -70,11 +70,12 @@ def _split(data: bytes) -> list[str]:
     return lines
 
 
-def _read_labels(context: ModelContext) -> list[Labels]:
+def _read_labels(context: ModelContext) -> tuple[list[Labels], list[tuple[int, str]]]:
+    """The label files read, and those too large to read (output index, file name)."""
     config = context.effective
     if config is None:
-        return []
-    found = []
+        return [], []
+    found, too_large = [], []
     for index, output in enumerate(config.output):
         label = output.label_filename
         if not label:
@@ -91,16 +92,17 @@ def _read_labels(context: ModelContext) -> list[Labels]:
         except OSError:
             continue
         if len(data) > MAX_LABEL_BYTES:
+            too_large.append((index, label))
             continue
         lines = _split(data)
         crs = sum(1 for line in lines if line.endswith("\r"))
         found.append(Labels(index, output, label, tuple(lines), crs))
-    return found
+    return found, too_large
 
 
 def label_files(context: ModelContext) -> list[Labels]:
     """Every output's readable label file, read once per model."""
-    return context.shared(_read_labels)
+    return context.shared(_read_labels)[0]
 
 
 def class_count(output: ModelOutput) -> int | None:
@@ -150,11 +152,22 @@ def label_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     few leaves the last classes without a name. Either way a classification request
     returns the wrong label, or none, without any error.
 
+    A label file over 8 MiB is not read: an info says so.
+
     Bad:
         dims: [ 43 ]    (signnames.txt: a "ClassName" header, then 43 names)
     Good:
         dims: [ 43 ]    (signnames.txt: the 43 names, one per line)
     """
+    for index, name in context.shared(_read_labels)[1]:
+        yield Finding(
+            f"label file {name} of model '{context.model.name}' is larger than the "
+            f"{MAX_LABEL_BYTES >> 20} MiB pbtxt-lint reads; its lines are not compared with "
+            "the output's classes",
+            at=("output", index, "label_filename"),
+            hint="check that it holds one label per class, in class order",
+            severity=INFO,
+        )
     for labels in label_files(context):
         classes = class_count(labels.output)
         if classes is None or classes == labels.count or classes < 2:

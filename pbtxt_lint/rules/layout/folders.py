@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.layout.common import linked_out_versions
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
@@ -58,13 +59,23 @@ def stray_folder(context: ModelContext) -> Iterator[Finding]:
 )
 def unreadable_model_folder(context: ModelContext) -> Iterator[Finding]:
     """Triton fails a model whose folder it cannot read. pbtxt-lint never follows a
-    symlink out of the repository, so such a model is not checked (a warning).
+    symlink out of the repository, so such a model, or such a version folder, is not
+    checked (a warning).
 
     Bad:
         models/resnet/ with mode 000
     Good:
         models/resnet/ readable by the user Triton runs as
     """
+    for name in linked_out_versions(context):
+        yield Finding(
+            f"version folder '{name}' of model '{context.model.name}' is a symlink to a "
+            "folder outside the repository (or a broken link); pbtxt-lint does not follow "
+            "it, so this version is not checked",
+            file=context.model.path / name,
+            hint="check the linked folder on its own",
+            severity=WARNING,
+        )
     error = context.model.error
     if error is None:
         return

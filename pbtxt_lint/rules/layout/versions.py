@@ -14,7 +14,7 @@ from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.repository.layout import CONFIG_NAME, CONFIGS_FOLDER
 from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES
+from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES, linked_out_versions
 from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
 from pbtxt_lint.triton.backends import PYTHON_ENV
 from pbtxt_lint.triton.versions import SPECIAL_FOLDERS
@@ -74,8 +74,8 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
     """
     if context.model.entries is None or context.effective is None:
         return
-    if context.selection.versions:
-        return
+    if context.selection.versions or linked_out_versions(context):
+        return  # a version behind a link pbtxt-lint does not follow is PL115's
     if context.settings.config_only and _only_configs(context):
         return
     loose = _loose(context)
