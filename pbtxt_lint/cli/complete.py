@@ -9,6 +9,7 @@ import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS
 from pbtxt_lint.cli.urls import RepositoryPath
+from pbtxt_lint.echo import inert
 
 
 @click.command()
@@ -29,7 +30,7 @@ def complete(model_dir: Path, gpus: int | None) -> None:
     try:
         click.echo(complete_command(model_dir, Settings(gpus=gpus)), nl=False)
     except CommandError as error:
-        click.echo(f"pbtxt-lint: {error}", err=True)
+        click.echo(f"pbtxt-lint: {inert(str(error))}", err=True)
         sys.exit(EXIT_ERRORS)
 
 
@@ -48,6 +49,6 @@ def init(model_dir: Path, force: bool) -> None:
     try:
         written = init_command(model_dir, force)
     except CommandError as error:
-        click.echo(f"pbtxt-lint: {error}", err=True)
+        click.echo(f"pbtxt-lint: {inert(str(error))}", err=True)
         sys.exit(EXIT_ERRORS)
     click.echo(f"wrote {written}")

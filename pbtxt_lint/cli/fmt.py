@@ -11,6 +11,7 @@ import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from pbtxt_lint.cli.urls import RepositoryPath
+from pbtxt_lint.echo import inert
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
 
     files, problems = find_config_files(paths or (Path("."),))
     for problem in problems:
-        click.echo(f"pbtxt-lint: {problem}", err=True)
+        click.echo(f"pbtxt-lint: {inert(problem)}", err=True)
     if problems:
         sys.exit(EXIT_USAGE)
     changed = unchanged = failed = 0

@@ -10,6 +10,7 @@ import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_USAGE
 from pbtxt_lint.cli.urls import RepositoryPath
+from pbtxt_lint.echo import inert
 
 if TYPE_CHECKING:
     from pbtxt_lint.report.graph import Drawing
@@ -65,7 +66,7 @@ def graph(
             model_config_name=model_config_name,
         )
     except EnsembleNotFound as error:
-        click.echo(f"pbtxt-lint: {error}", err=True)
+        click.echo(f"pbtxt-lint: {inert(str(error))}", err=True)
         sys.exit(EXIT_USAGE)
     click.echo(text, nl=not text.endswith("\n"))
 

@@ -11,6 +11,7 @@ import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from pbtxt_lint.cli.urls import RepositoryPath
+from pbtxt_lint.echo import inert
 
 if TYPE_CHECKING:
     from pbtxt_lint.request import RequestProblem
@@ -47,7 +48,7 @@ def request(model_dir: Path, request_file: Path, output_format: str) -> None:
     try:
         config, model = load_model_config(model_dir)
     except RequestSetupError as error:
-        click.echo(f"pbtxt-lint: {error}", err=True)
+        click.echo(f"pbtxt-lint: {inert(str(error))}", err=True)
         sys.exit(EXIT_USAGE)
     shown = "<stdin>" if str(request_file) == "-" else shown_path(request_file)
     text = _read_request(request_file, shown)

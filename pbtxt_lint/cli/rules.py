@@ -28,8 +28,10 @@ def explain(code: str) -> None:
 
     found = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)
     if found is None:
+        from pbtxt_lint.echo import shorten
+
         raise click.BadParameter(
-            f"no rule '{code}'; `pbtxt-lint rules` lists them", param_hint="CODE"
+            f"no rule '{shorten(code)}'; `pbtxt-lint rules` lists them", param_hint="CODE"
         )
     click.echo(f"{found.code} {found.name} ({found.severity.value})")
     click.echo()
