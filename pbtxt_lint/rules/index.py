@@ -257,4 +257,5 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL863', 'torchscript-dict-input', W, 'A forward() taking a Dict that reads keys the config does not name, is not Dict[str, Tensor], or is fed TYPE_STRING: every request fails.', Stage.INFERENCE, False, False, Scope.MODEL_FILES, 'backends.pytorch_forward'),
     RuleInfo('PL864', 'torchscript-return-type', W, 'A forward() that returns something other than Tensors and List[str]: every request fails.', Stage.INFERENCE, False, False, Scope.MODEL_FILES, 'backends.pytorch_forward'),
     RuleInfo('PL865', 'pytorch-string-output-batched', W, "A PyTorch model that returns a List[str] and batches requests: each response of a batch gets the first request's strings.", Stage.INFERENCE, False, False, Scope.MODEL_FILES, 'backends.pytorch_forward'),
+    RuleInfo('PL866', 'pytorch-thread-count-per-server', E, 'INTER_OP_THREAD_COUNT set by two PyTorch models (tritonserver terminates before 25.11), or thread counts that differ between models (one applies to all).', Stage.LOAD, True, False, Scope.ANY, 'backends.pytorch_threads'),
 )
