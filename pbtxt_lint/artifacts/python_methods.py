@@ -151,6 +151,8 @@ class NonList:
     line: int
     type_name: str
     """The type Python reports: `c_python_backend_utils.InferenceResponse`, `tuple`..."""
+    item: bool = False
+    """A list whose items are not responses (`[pb_utils.Tensor(...)]`), not another value."""
 
 
 _DISPLAYS: tuple[tuple[type[ast.expr], str], ...] = (
@@ -165,8 +167,9 @@ _DISPLAYS: tuple[tuple[type[ast.expr], str], ...] = (
 
 
 def non_list_returns(cls: ast.ClassDef) -> tuple[NonList, ...]:
-    """Returns of execute whose value is certainly not a list: a single
-    InferenceResponse, a tuple, a dict, a set, a generator, a str or a number."""
+    """Returns of execute whose value is certainly not a list of responses: a single
+    InferenceResponse, a tuple, a dict, a set, a generator, a str or a number, or a
+    list of Tensors."""
     if _opaque(cls):
         return ()
     function = _methods(cls).get("execute")
@@ -177,7 +180,18 @@ def non_list_returns(cls: ast.ClassDef) -> tuple[NonList, ...]:
         kind = _not_a_list(node.value)
         if kind:
             found.append(NonList(node.lineno, kind))
+        elif isinstance(node.value, ast.List) and any(_is_tensor(e) for e in node.value.elts):
+            found.append(NonList(node.lineno, "c_python_backend_utils.Tensor", item=True))
     return tuple(found)
+
+
+def _is_tensor(node: ast.expr) -> bool:
+    """`pb_utils.Tensor(...)`: an output tensor where a response belongs."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "Tensor"
+    )
 
 
 def _own_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:

@@ -127,11 +127,18 @@ def python_execute_call_or_return(context: ModelContext) -> Iterator[Finding]:
         if model.decoupled or facts.reads_policy or facts.generator:
             continue  # a decoupled execute returns None (PL692)
         for returned in non_list_returns(cls):
+            found = f"found type '<class '{returned.type_name}'>'."
+            says = (
+                "Expected an 'InferenceResponse' object in the execute function return list, "
+                + found
+                if returned.item
+                else "Expected a list in the execute return, " + found
+            )
+            what = "a list of Tensors" if returned.item else f"a {returned.type_name}"
             yield Finding(
-                f"{model.shown} line {returned.line}: execute returns a {returned.type_name}, "
-                f"but '{context.model.name}' is not decoupled, so the stub wants a list with "
-                f"one response per request; {fails}Expected a list in the execute return, "
-                f"found type '<class '{returned.type_name}'>'.\"",
+                f"{model.shown} line {returned.line}: execute returns {what}, but "
+                f"'{context.model.name}' is not decoupled, so the stub wants a list with one "
+                f'InferenceResponse per request; {fails}{says}"',
                 file=model.artifact.opened,
                 span=line_span(returned.line),
                 hint="return a list with one InferenceResponse per request, in the order of "
