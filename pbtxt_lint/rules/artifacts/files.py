@@ -65,7 +65,7 @@ def _near_miss(expected: str, names: Iterable[str]) -> str | None:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
-    backend="pytorch",
+    backend=("pytorch", "python"),
 )
 def artifact_missing(context: ModelContext) -> Iterator[Finding]:
     """The backend opens `<model>/<version>/<default_model_filename>` (`model.onnx` by

@@ -30,6 +30,7 @@ WARNING = Severity.WARNING
     triton="Model <name> - Error when running inference: Failed for execute the inference "
     "request. Model '<name>' is not ready.",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_bls_unknown_model(context: ModelContext) -> Iterator[Finding]:
     """A BLS call names the model it runs; Triton looks the name up among the loaded
@@ -107,6 +108,7 @@ def _one_edit(a: str, b: str) -> bool:
     triton="Model <model> - Error when running inference: unexpected inference output "
     "'<name>' for model '<model>'",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_bls_unknown_tensor(context: ModelContext) -> Iterator[Finding]:
     """The called model's config decides the names a BLS request may use: inputs must
