@@ -39,6 +39,21 @@ class TorchType:
         return f"{self.name}[{', '.join(str(a) for a in self.args)}]"
 
     @property
+    def c10(self) -> str:
+        """The type as libtorch prints it (`c10::Type::str()`): `Tensor[]`, `(Tensor, Tensor)`,
+        `Dict(str, Tensor)`, `Tensor?`, which its load-time messages quote."""
+        args = [a.c10 for a in self.args]
+        if self.name == "List" and len(args) == 1:
+            return f"{args[0]}[]"
+        if self.name == "Tuple":
+            return f"({', '.join(args)})"
+        if self.name == "Dict":
+            return f"Dict({', '.join(args)})"
+        if self.name == "Optional" and len(args) == 1:
+            return f"{args[0]}?"
+        return str(self)
+
+    @property
     def element(self) -> TorchType | None:
         """The element type of a List, None otherwise."""
         return self.args[0] if self.name == "List" and len(self.args) == 1 else None

@@ -362,7 +362,7 @@ def torchscript_argument_type(context: ModelContext) -> Iterator[Finding]:
             yield Finding(
                 f"argument `{arg.name}: {arg.annotation}` of {torch.forward}() in {torch.file} "
                 'is neither a Tensor nor a List; Triton fails with "An input of type '
-                f"'{arg.annotation}' was detected in the model. Only a single input of type "
+                f"'{arg.type.c10}' was detected in the model. Only a single input of type "
                 'Dict(str, Tensor) or input(s) of type Tensor are supported."',
                 at=("input", index, "name") if index is not None else ("input",),
                 hint=f"make {arg.name} a Tensor (wrap scalars: torch.tensor([...]))",

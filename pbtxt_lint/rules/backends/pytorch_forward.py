@@ -150,7 +150,7 @@ def _return_problems(returns: TorchType) -> list[tuple[int | None, str]]:
         element = returns.element
         if element is None or element.name == "str":
             return []
-        return [(None, f"output must be of type Tensor or List[str], received List[{element}]")]
+        return [(None, f"output must be of type Tensor or List[str], received List[{element.c10}]")]
     if returns.name != "Tuple":
         return [(None, _NOT_RETURNABLE)]
     problems: list[tuple[int | None, str]] = []
@@ -160,7 +160,7 @@ def _return_problems(returns: TorchType) -> list[tuple[int | None, str]]:
                 (
                     index,
                     f"output at index {index} must be of type Tensor or List[str], received "
-                    f"List[{value.element}]",
+                    f"List[{value.element.c10}]",
                 )
             )
         elif value.name in _TAGS and value.name != "List":
