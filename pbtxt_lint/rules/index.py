@@ -251,4 +251,13 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL732', 'label-lines-numbered', W, 'Label lines that start with their class index ("0 airplane"), which Triton returns as part of the label.', Stage.INFERENCE, True, False, Scope.FILES, 'features.label_contents'),
     RuleInfo('PL733', 'label-comment-lines', W, 'Comment lines (# ...) in a label file, which Triton reads as labels.', Stage.INFERENCE, True, False, Scope.FILES, 'features.label_contents'),
     RuleInfo('PL734', 'label-file-crlf', W, 'A label file with Windows line ends: every label Triton returns ends with a carriage return.', Stage.INFERENCE, True, False, Scope.FILES, 'features.label_contents'),
+    RuleInfo('PL825', 'tensorrtllm-parameter-unknown', W, 'A TensorRT-LLM parameter key the backend or Python model does not read (a typo keeps the default).', Stage.NEVER, True, False, Scope.ANY, 'backends.tensorrtllm_parameters'),
+    RuleInfo('PL826', 'tensorrtllm-parameter-invalid', E, 'A TensorRT-LLM parameter value that fails the load, or that the backend silently replaces by its default.', Stage.LOAD, True, False, Scope.ANY, 'backends.tensorrtllm_parameters'),
+    RuleInfo('PL827', 'tensorrtllm-parameter-unfilled', E, 'A TensorRT-LLM parameter left as its template placeholder where that fails the load.', Stage.LOAD, True, False, Scope.ANY, 'backends.tensorrtllm_parameters'),
+    RuleInfo('PL828', 'tensorrtllm-parameter-missing', E, 'A parameter the TensorRT-LLM backend or its Python model needs is not set.', Stage.LOAD, True, False, Scope.ANY, 'backends.tensorrtllm_parameters'),
+    RuleInfo('PL829', 'tensorrtllm-input-contract', W, 'A tensorrtllm input or output the backend reads as another type or size, or never reads or writes.', Stage.NEVER, True, False, Scope.ANY, 'backends.tensorrtllm_tensors'),
+    RuleInfo('PL830', 'tensorrtllm-required-tensors', W, 'A tensorrtllm config without the tensors every request needs, or with input_ids of the wrong rank.', Stage.NEVER, True, False, Scope.ANY, 'backends.tensorrtllm_tensors'),
+    RuleInfo('PL831', 'tensorrtllm-bls-callee', W, 'tensorrt_llm_bls calls a model the repository lacks, or asks it for outputs it does not declare.', Stage.NEVER, True, False, Scope.FILES, 'backends.tensorrtllm_pipeline'),
+    RuleInfo('PL832', 'tensorrtllm-pipeline-batch-size', W, 'tensorrt_llm_bls accepts larger batches than a model it forwards them to.', Stage.NEVER, True, False, Scope.ANY, 'backends.tensorrtllm_pipeline'),
+    RuleInfo('PL833', 'tensorrtllm-python-tensor-lookup', E, "A TensorRT-LLM Python model's initialize looks up a tensor its config does not declare.", Stage.LOAD, True, False, Scope.MODEL_FILES, 'backends.tensorrtllm_pipeline'),
 )
