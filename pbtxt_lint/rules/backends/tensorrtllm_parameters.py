@@ -233,8 +233,9 @@ def tensorrtllm_parameter_unfilled(context: ModelContext) -> Iterator[Finding]:
     backend leaves it empty and, with no encoder path either, stops with "Both encoder
     and decoder model paths are empty"; preprocessing's and postprocessing's
     `tokenizer_dir: "${tokenizer_dir}"` goes to `AutoTokenizer.from_pretrained`, which
-    refuses it. PL009 reports every placeholder of the file; this says what the
-    backend does with these ones.
+    refuses it ("OSError: Incorrect path_or_model_id: '${tokenizer_dir}'", seen with
+    scripts/trtllm_live.py). PL009 reports every placeholder of the file; this says
+    what the backend does with these ones.
 
     Bad:
         parameters { key: "gpt_model_type" value { string_value: "${batching_strategy}" } }
@@ -262,8 +263,10 @@ def tensorrtllm_parameter_unfilled(context: ModelContext) -> Iterator[Finding]:
         if is_placeholder(value):
             yield Finding(
                 f"parameter tokenizer_dir of {found.label} is the unfilled placeholder "
-                f'"{value}": initialize passes it to AutoTokenizer.from_pretrained, which '
-                "cannot load a tokenizer from it, so the model fails to load",
+                f'"{value}": initialize passes it to AutoTokenizer.from_pretrained, and the '
+                f"model fails to load with \"OSError: Incorrect path_or_model_id: '{value}'. "
+                "Please provide either the path to a local folder or the repo_id of a model on "
+                'the Hub."',
                 at=value_path("tokenizer_dir"),
                 hint=fill_hint(value, config_file, "/path/to/hf_model"),
             )
@@ -299,7 +302,8 @@ def _unfilled_engine(found: Pipeline, config_file: str) -> Iterator[Finding]:
     ERROR,
     "A parameter the TensorRT-LLM backend or its Python model needs is not set.",
     triton="unexpected error when creating modelInstanceState: Cannot find parameter with "
-    "name: gpt_model_type / KeyError: 'tokenizer_dir'",
+    "name: gpt_model_type / failed to load 'postprocessing' version 1: Internal: KeyError: "
+    "'tokenizer_dir'",
     stage=Stage.LOAD,
     scope=Scope.ANY,
     backend="tensorrtllm",
@@ -313,7 +317,8 @@ def tensorrtllm_parameter_missing(context: ModelContext) -> Iterator[Finding]:
     fine, absent fails: configs written for older releases stop loading). Without
     `--triton-version` that last one is info. The preprocessing and postprocessing
     models subscript the keys their model.py reads in initialize
-    (`model_config['parameters']['tokenizer_dir']`): KeyError when absent.
+    (`model_config['parameters']['tokenizer_dir']`): "KeyError: 'tokenizer_dir'" when
+    absent (tritonserver 2.51, scripts/trtllm_live.py).
 
     Bad:
         backend: "tensorrtllm"

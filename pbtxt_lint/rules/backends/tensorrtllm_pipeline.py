@@ -55,7 +55,8 @@ def _callees(found: Pipeline) -> dict[str, str]:
     WARNING,
     "tensorrt_llm_bls calls a model the repository lacks, or asks it for outputs it does "
     "not declare.",
-    triton="Failed for execute the inference request. Model '<name>' is not ready. / "
+    triton="Model <name> - Error when running inference: Failed for execute the inference "
+    "request. Model '<name>' is not ready. / Model <model> - Error when running inference: "
     "unexpected inference output '<name>' for model '<model>'",
     scope=Scope.FILES,
     backend="tensorrtllm",
@@ -67,7 +68,8 @@ def tensorrtllm_bls_callee(context: ModelContext) -> Iterator[Finding]:
     fixed list of outputs (`_preproc_outputs`, `_llm_outputs`, `_postproc_outputs` in
     lib/triton_decoder.py), which grows between releases: a callee without one of them
     fails the call ("unexpected inference output"), a missing callee fails it too (the
-    model is "not ready"), and either way every request to the BLS model fails.
+    model is "not ready"), and either way every request to the BLS model fails (HTTP
+    500, seen with tritonserver 2.51 and scripts/trtllm_live.py).
 
     Bad:
         tensorrt_llm_bls/1/lib/triton_decoder.py of 0.19 (asks preprocessing for
@@ -90,8 +92,9 @@ def tensorrtllm_bls_callee(context: ModelContext) -> Iterator[Finding]:
         )
         yield Finding(
             f"{found.label} calls model '{name}' ({source}) on every request, and this "
-            'repository has no such model: every request fails with "Failed for execute the '
-            f"inference request. Model '{name}' is not ready.\"",
+            f'repository has no such model: every request fails with "Model {name} - Error '
+            "when running inference: Failed for execute the inference request. Model "
+            f"'{name}' is not ready.\"",
             at=value_path("tensorrt_llm_model_name") if callee == "llm" else None,
             hint=f"name the model folder '{name}'"
             + (
@@ -125,8 +128,9 @@ def _undeclared(
     yield Finding(
         f"{found.label} asks model '{name}' for {name_list(missing)} on every request "
         f"({shown} lists them), and '{name}' does not declare "
-        f'{"it" if len(missing) == 1 else "them"}: every request fails with "unexpected '
-        f"inference output '{missing[0]}' for model '{name}'\"",
+        f'{"it" if len(missing) == 1 else "them"}: every request fails with "Model {name} - '
+        f"Error when running inference: unexpected inference output '{missing[0]}' for model "
+        f"'{name}'\"",
         hint=f"use the config.pbtxt of '{name}' from the same release as {shown}, or declare "
         f"{name_list(missing)} in it",
     )
@@ -137,7 +141,8 @@ def _undeclared(
     "tensorrtllm-pipeline-batch-size",
     WARNING,
     "tensorrt_llm_bls accepts larger batches than a model it forwards them to.",
-    triton="inference request batch-size must be <= <n> for '<model>'",
+    triton="Model <model> - Error when running inference: [request id: <id>] inference "
+    "request batch-size must be <= <n> for '<model>'",
     backend="tensorrtllm",
 )
 def tensorrtllm_pipeline_batch_size(context: ModelContext) -> Iterator[Finding]:
@@ -145,7 +150,9 @@ def tensorrtllm_pipeline_batch_size(context: ModelContext) -> Iterator[Finding]:
     and postprocessing. Unlike an ensemble's, its max_batch_size is not compared with
     theirs when it loads: a request larger than a callee's max_batch_size is accepted
     by the BLS model and then fails inside it. The published configs give all of them
-    the same `${triton_max_batch_size}`.
+    the same `${triton_max_batch_size}`. Seen with tritonserver 2.51
+    (scripts/trtllm_live.py): HTTP 500 "Model preprocessing - Error when running
+    inference: ... inference request batch-size must be <= 4 for 'preprocessing'".
 
     Bad:
         tensorrt_llm_bls: max_batch_size: 64      tensorrt_llm: max_batch_size: 8
@@ -187,7 +194,9 @@ def tensorrtllm_python_tensor_lookup(context: ModelContext) -> Iterator[Finding]
     each; for a name the config does not declare the lookup returns None, the
     subscript raises TypeError and the model fails to load. The list grows between
     releases (OUT_PROMPT_TABLE_EXTRA_IDS, PIXEL_VALUES, IMAGE_SIZES, ...), so a config
-    kept from an older release breaks a newer model.py.
+    kept from an older release breaks a newer model.py ("failed to load 'preprocessing'
+    version 1: Internal: TypeError: 'NoneType' object is not subscriptable", tritonserver
+    2.51 with v0.19.0's model.py, scripts/trtllm_live.py).
 
     Bad:
         preprocessing/1/model.py of 0.19 with a config.pbtxt that has no PIXEL_VALUES output
