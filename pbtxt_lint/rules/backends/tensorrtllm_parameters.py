@@ -83,7 +83,8 @@ def tensorrtllm_parameter_unknown(context: ModelContext) -> Iterator[Finding]:
     later, or renamed: 24.08 to 24.10 read `multiBlockMode`, not `multi_block_mode`) is
     info, and so is `enable_trt_overlap`, which 24.06 to 25.05 log as ignored. The
     Python models (preprocessing, postprocessing, BLS) only get the near misses: their
-    model.py may read keys of its own.
+    model.py may read keys of its own. A key whose value is empty or an unfilled
+    `${...}` sets nothing either way and is not reported.
 
     Bad:
         backend: "tensorrtllm"
@@ -102,7 +103,7 @@ def tensorrtllm_parameter_unknown(context: ModelContext) -> Iterator[Finding]:
     defaults = {p.key: p.default for p in PYTHON_PARAMETERS.get(found.role, ())}
     defaults |= {p.key: p.default for p in CPP_PARAMETERS if found.role == "tensorrt_llm_python"}
     for key in found.config.parameters:
-        if key in known or key in _FIXED:
+        if key in known or key in _FIXED or not found.usable(key):
             continue
         guess = suggest(key, known, cutoff=0.8)
         if guess is not None:
@@ -112,8 +113,8 @@ def tensorrtllm_parameter_unknown(context: ModelContext) -> Iterator[Finding]:
 def _unknown_cpp_keys(found: Pipeline) -> Iterator[Finding]:
     read = cpp_parameters(found.version)
     for key in found.config.parameters:
-        if key in _FIXED:
-            continue
+        if key in _FIXED or not found.usable(key):
+            continue  # an empty or unfilled value sets nothing, whatever the key
         parameter = read.get(key)
         if parameter is not None:
             if parameter.ignored and found.version is not None:
