@@ -41,6 +41,27 @@ _REQUESTED = {
 request (the multimodal encoder's and the draft model's only on some)."""
 
 
+_ROLES = {
+    "preprocessing": ("preprocessing",),
+    "postprocessing": ("postprocessing",),
+    "llm": ("tensorrt_llm", "tensorrt_llm_python"),
+}
+"""Which pipeline models can answer each call."""
+_KINDS = {"preprocessing": "preprocessing model", "postprocessing": "postprocessing model",
+          "llm": "TensorRT-LLM model"}  # fmt: skip
+
+
+def _models_of_role(context: ModelContext, roles: tuple[str, ...]) -> list[str]:
+    """The repository's models that are one of `roles` (a renamed callee)."""
+    found = []
+    for name in sorted(context.repository.models):
+        other = context.workspace.model(name)
+        member = pipeline_model(other) if other is not None else None
+        if member is not None and member.role in roles:
+            found.append(name)
+    return found
+
+
 def _callees(found: Pipeline) -> dict[str, str]:
     """Callee role -> model name, as the BLS model's initialize decides them."""
     llm = found.value("tensorrt_llm_model_name") or ""
@@ -67,9 +88,11 @@ def tensorrtllm_bls_callee(context: ModelContext) -> Iterator[Finding]:
     `tensorrt_llm_model_name` parameter (default `tensorrt_llm`). It asks each for a
     fixed list of outputs (`_preproc_outputs`, `_llm_outputs`, `_postproc_outputs` in
     lib/triton_decoder.py), which grows between releases: a callee without one of them
-    fails the call ("unexpected inference output"), a missing callee fails it too (the
-    model is "not ready"), and either way every request to the BLS model fails (HTTP
-    500, seen with tritonserver 2.51 and scripts/trtllm_live.py).
+    fails the call ("unexpected inference output"), a callee of another name fails it
+    too (the model is "not ready"), and either way every request to the BLS model fails
+    (HTTP 500, seen with tritonserver 2.51 and scripts/trtllm_live.py). A callee is
+    reported missing only when the repository holds a model of that kind under another
+    name (a renamed folder); models served from another repository are not seen here.
 
     Bad:
         tensorrt_llm_bls/1/lib/triton_decoder.py of 0.19 (asks preprocessing for
@@ -81,27 +104,28 @@ def tensorrtllm_bls_callee(context: ModelContext) -> Iterator[Finding]:
     if found is None or found.role != "tensorrt_llm_bls":
         return
     callees = _callees(found)
-    models = context.repository.models
     for callee, name in callees.items():
-        if name in models:
+        if name in context.repository.models:
             continue
+        present = _models_of_role(context, _ROLES[callee])
+        if not present:
+            continue  # none in this repository: served from another one, perhaps
         source = (
-            "the tensorrt_llm_model_name parameter"
-            if callee == "llm"
-            else "a name fixed in its model.py"
+            "a name fixed in its model.py"
+            if callee != "llm"
+            else "its tensorrt_llm_model_name parameter"
+            if found.usable("tensorrt_llm_model_name")
+            else "the default of tensorrt_llm_model_name"
         )
         yield Finding(
             f"{found.label} calls model '{name}' ({source}) on every request, and this "
-            f'repository has no such model: every request fails with "Model {name} - Error '
-            "when running inference: Failed for execute the inference request. Model "
-            f"'{name}' is not ready.\"",
+            f"repository has no such model (its {_KINDS[callee]} is '{present[0]}'): every "
+            f'request fails with "Model {name} - Error when running inference: Failed for '
+            f"execute the inference request. Model '{name}' is not ready.\"",
             at=value_path("tensorrt_llm_model_name") if callee == "llm" else None,
-            hint=f"name the model folder '{name}'"
-            + (
-                ", or set tensorrt_llm_model_name to the LLM's model name"
-                if callee == "llm"
-                else ""
-            ),
+            hint=f'set tensorrt_llm_model_name to "{present[0]}"'
+            if callee == "llm"
+            else f"name the folder of '{present[0]}' '{name}'",
         )
     for version in context.selection.versions:
         library = context.model.path / str(version) / BLS_LIBRARY
