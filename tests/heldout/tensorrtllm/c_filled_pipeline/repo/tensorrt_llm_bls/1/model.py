@@ -1,5 +1,4 @@
 # tensorrt_llm_bls: preprocessing -> tensorrt_llm -> postprocessing in one Python model
-import triton_python_backend_utils as pb_utils
 from lib.triton_decoder import TritonDecoder
 
 

@@ -21,9 +21,13 @@ class TritonPythonModel:
             width = max(len(i) for i in ids)
             padded = np.array([i + [0] * (width - len(i)) for i in ids], dtype=np.int32)
             lengths = np.array([[len(i)] for i in ids], dtype=np.int32)
-            responses.append(pb_utils.InferenceResponse([
-                pb_utils.Tensor("INPUT_ID", padded),
-                pb_utils.Tensor("REQUEST_INPUT_LEN", lengths),
-                pb_utils.Tensor("REQUEST_OUTPUT_LEN", out_len.astype(np.int32)),
-            ]))
+            responses.append(
+                pb_utils.InferenceResponse(
+                    [
+                        pb_utils.Tensor("INPUT_ID", padded),
+                        pb_utils.Tensor("REQUEST_INPUT_LEN", lengths),
+                        pb_utils.Tensor("REQUEST_OUTPUT_LEN", out_len.astype(np.int32)),
+                    ]
+                )
+            )
         return responses

@@ -1,5 +1,4 @@
 # The calls the BLS model makes, one request at a time.
-import numpy as np
 import triton_python_backend_utils as pb_utils
 
 
@@ -22,15 +21,19 @@ class TritonDecoder:
         max_tokens = pb_utils.get_input_tensor_by_name(request, "max_tokens")
         pre = self._call(
             "preprocessing",
-            [pb_utils.Tensor("QUERY", text.as_numpy()),
-             pb_utils.Tensor("REQUEST_OUTPUT_LEN", max_tokens.as_numpy())],
+            [
+                pb_utils.Tensor("QUERY", text.as_numpy()),
+                pb_utils.Tensor("REQUEST_OUTPUT_LEN", max_tokens.as_numpy()),
+            ],
             self._preproc_outputs,
         )
         llm = self._call(
             "tensorrt_llm",
-            [pb_utils.Tensor("input_ids", pre["INPUT_ID"].as_numpy()),
-             pb_utils.Tensor("input_lengths", pre["REQUEST_INPUT_LEN"].as_numpy()),
-             pb_utils.Tensor("request_output_len", pre["REQUEST_OUTPUT_LEN"].as_numpy())],
+            [
+                pb_utils.Tensor("input_ids", pre["INPUT_ID"].as_numpy()),
+                pb_utils.Tensor("input_lengths", pre["REQUEST_INPUT_LEN"].as_numpy()),
+                pb_utils.Tensor("request_output_len", pre["REQUEST_OUTPUT_LEN"].as_numpy()),
+            ],
             self._llm_outputs,
         )
         post = self._call(
@@ -38,4 +41,5 @@ class TritonDecoder:
             [pb_utils.Tensor("TOKENS_BATCH", llm["output_ids"].as_numpy())],
             self._postproc_outputs,
         )
-        return pb_utils.InferenceResponse([pb_utils.Tensor("text_output", post["OUTPUT"].as_numpy())])
+        text = post["OUTPUT"].as_numpy()
+        return pb_utils.InferenceResponse([pb_utils.Tensor("text_output", text)])
