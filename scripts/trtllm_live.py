@@ -30,20 +30,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # scripts are not a package: the shared helpers are imported from their folder
-from evaluation_live import _get, free_port, send
+from evaluation_live import send, served
 from trtllm_sample import fill
 
 TOKENIZER_DIR = "/app/tensorrt_llm/examples/gpt/gpt2"
@@ -244,40 +240,12 @@ def run_case(
         repo = prepare(checkout, scratch, numpy_dir)
         for change in changes:
             change(repo)
-        port = free_port()
-        env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
-        env["LD_LIBRARY_PATH"] = f"{libs}:{env.get('LD_LIBRARY_PATH', '')}"
-        command = [
-            str(server_dir / "bin" / "tritonserver"), f"--model-repository={repo}",
-            f"--backend-directory={server_dir / 'backends'}", "--allow-grpc=false",
-            "--allow-metrics=false", "--http-address=127.0.0.1", f"--http-port={port}",
-            "--exit-on-error=false",
-        ]  # fmt: skip
-        log_path = scratch / "server.log"
-        with log_path.open("wb") as log:
-            server = subprocess.Popen(
-                command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=scratch,
-                start_new_session=True,
-            )  # fmt: skip
-            answers = []
-            try:
-                deadline = time.monotonic() + 120
-                while time.monotonic() < deadline and server.poll() is None:
-                    if _get(port, "/v2/health/live")[0] == 200:
-                        break
-                    time.sleep(0.3)
-                time.sleep(1.0)
-                for model, body in requests:
-                    status, answer = send(port, model, body, 30)
-                    answers.append({"model": model, "status": status, "answer": _last(answer)})
-            finally:
-                os.killpg(server.pid, signal.SIGTERM)
-                try:
-                    server.wait(20)
-                except subprocess.TimeoutExpired:
-                    os.killpg(server.pid, signal.SIGKILL)
-                    server.wait()
-        log_text = log_path.read_text(encoding="utf-8", errors="replace")
+        answers = []
+        with served(repo, server_dir, libs, scratch, wait=120) as (port, _):
+            for model, body in requests:
+                status, answer = send(port, model, body, 30)
+                answers.append({"model": model, "status": status, "answer": _last(answer)})
+        log_text = (scratch / "server.log").read_text(encoding="utf-8", errors="replace")
     wanted = re.compile(r"failed to load|UNAVAILABLE|Error|\[TensorRT-LLM\]|Traceback")
     lines = [line.strip() for line in log_text.splitlines() if wanted.search(line)]
     return {"case": name, "about": about, "log": lines[:12], "answers": answers}
