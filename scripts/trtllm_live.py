@@ -94,23 +94,35 @@ class T5Tokenizer(_ByteTokenizer):
     "typing_extensions.py": "def override(function):\n    return function\n",
 }
 
-LLM_STAND_IN = '''import numpy as np
+LLM_STAND_IN = '''import json
+
+import numpy as np
 import triton_python_backend_utils as pb_utils
 
 
 class TritonPythonModel:
-    """Echoes the prompt's tokens (with max_batch_size > 0: [batch, beam 1, tokens])."""
+    """Echoes the prompt's tokens ([batch, beam 1, tokens]); decoupled or not, as configured."""
+
+    def initialize(self, args):
+        config = json.loads(args["model_config"])
+        self.decoupled = pb_utils.using_decoupled_model_transaction_policy(config)
 
     def execute(self, requests):
         responses = []
         for request in requests:
             ids = pb_utils.get_input_tensor_by_name(request, "input_ids").as_numpy()
             lengths = np.full((ids.shape[0], 1), ids.shape[1], dtype=np.int32)
-            responses.append(pb_utils.InferenceResponse([
+            response = pb_utils.InferenceResponse([
                 pb_utils.Tensor("output_ids", ids[:, None, :].astype(np.int32)),
                 pb_utils.Tensor("sequence_length", lengths),
-            ]))
-        return responses
+            ])
+            if self.decoupled:
+                request.get_response_sender().send(
+                    response, flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL
+                )
+            else:
+                responses.append(response)
+        return None if self.decoupled else responses
 '''
 
 
@@ -185,6 +197,11 @@ CASES: dict[str, tuple[str, list[Callable[[Path], None]], list[tuple[str, str]]]
         "tensorrt_llm_bls with max_batch_size 8 over callees of 4",
         [_edit("tensorrt_llm_bls/config.pbtxt", r"max_batch_size: 4", "max_batch_size: 8")],
         [("tensorrt_llm_bls", _request(["a", "b", "c", "d", "e", "f"]))],
+    ),
+    "PL834-bls-not-decoupled": (
+        "tensorrt_llm decoupled (decoupled_mode:True), tensorrt_llm_bls not",
+        [_edit("tensorrt_llm/config.pbtxt", r"decoupled: false", "decoupled: true")],
+        [("tensorrt_llm_bls", ONE), ("tensorrt_llm_bls", _request(["a", "b"]))],
     ),
     "PL826-add-special-tokens": (
         'preprocessing with add_special_tokens "off"',

@@ -260,4 +260,5 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL831', 'tensorrtllm-bls-callee', W, 'tensorrt_llm_bls calls a model the repository lacks, or asks it for outputs it does not declare.', Stage.NEVER, True, False, Scope.FILES, 'backends.tensorrtllm_pipeline'),
     RuleInfo('PL832', 'tensorrtllm-pipeline-batch-size', W, 'tensorrt_llm_bls accepts larger batches than a model it forwards them to.', Stage.NEVER, True, False, Scope.ANY, 'backends.tensorrtllm_pipeline'),
     RuleInfo('PL833', 'tensorrtllm-python-tensor-lookup', E, "A TensorRT-LLM Python model's initialize looks up a tensor its config does not declare.", Stage.LOAD, True, False, Scope.MODEL_FILES, 'backends.tensorrtllm_pipeline'),
+    RuleInfo('PL834', 'tensorrtllm-bls-decoupled', W, 'tensorrt_llm_bls is not decoupled but the LLM it calls is: its one-prompt requests fail.', Stage.NEVER, True, False, Scope.ANY, 'backends.tensorrtllm_pipeline'),
 )

@@ -1,10 +1,11 @@
-"""PL831-PL833: the inflight_batcher_llm pipeline as a whole.
+"""PL831-PL834: the inflight_batcher_llm pipeline as a whole.
 
 The ensemble's wiring is checked by Triton itself (PL5xx). The BLS model
 (tensorrt_llm_bls) is not: it calls `preprocessing` and `postprocessing` by fixed
 names and the LLM by the name its `tensorrt_llm_model_name` parameter gives, asks each
 for the outputs its lib/triton_decoder.py lists, and forwards whole batches. The
-Python models look up their own tensors' configs in `initialize`. A repository that
+Python models look up their own tensors' configs in `initialize`; the BLS model calls
+the LLM without streaming when it is not decoupled itself. A repository that
 mixes files of two releases (a new model.py with an old config) fails in these places.
 """
 
@@ -200,6 +201,56 @@ def tensorrtllm_pipeline_batch_size(context: ModelContext) -> Iterator[Finding]:
             at=("max_batch_size",),
             hint=f"set max_batch_size: {config.max_batch_size} (or raise '{name}''s)",
         )
+
+
+@rule(
+    "PL834",
+    "tensorrtllm-bls-decoupled",
+    WARNING,
+    "tensorrt_llm_bls is not decoupled but the LLM it calls is: its one-prompt requests fail.",
+    triton="Model tensorrt_llm is using the decoupled. The current BLS request call doesn't "
+    "support models using the decoupled transaction policy. Please use 'decoupled=True' "
+    "argument to the 'exec' or 'async_exec' calls for decoupled models.",
+    backend="tensorrtllm",
+)
+def tensorrtllm_bls_decoupled(context: ModelContext) -> Iterator[Finding]:
+    """The published BLS model streams (calls the LLM with `exec(decoupled=True)`) only
+    when it is decoupled itself or a request carries several prompts; a request of one
+    prompt to a BLS model that is not decoupled goes through `exec(decoupled=False)`,
+    which the python backend refuses for a decoupled model (python_backend
+    request_executor.cc). The README fills both configs from one DECOUPLED_MODE; filling
+    them apart (decoupled_mode:True for tensorrt_llm only, to stream from the ensemble)
+    breaks the BLS model's ordinary requests. Seen with tritonserver 2.51
+    (scripts/trtllm_live.py).
+
+    Bad:
+        tensorrt_llm_bls: model_transaction_policy { decoupled: false }
+        tensorrt_llm:     model_transaction_policy { decoupled: true }
+    Good:
+        both decoupled (streaming), or neither
+    """
+    found = pipeline_model(context)
+    if (
+        found is None
+        or found.role != "tensorrt_llm_bls"
+        or found.config.model_transaction_policy.decoupled
+    ):
+        return
+    name = _callees(found)["llm"]
+    other = context.workspace.model(name)
+    config = other.effective if other is not None else None
+    if config is None or not config.model_transaction_policy.decoupled:
+        return
+    yield Finding(
+        f"{found.label} is not decoupled, and the LLM it calls, '{name}', is: a request of one "
+        f"prompt calls '{name}' with exec(decoupled=False) and fails with \"Model {name} - Error "
+        f"when running inference: Model {name} is "
+        "using the decoupled. The current BLS request call doesn't support models using the "
+        'decoupled transaction policy..." (requests of several prompts stream and work)',
+        at=("model_transaction_policy", "decoupled"),
+        hint=f"set model_transaction_policy {{ decoupled: true }} here too (fill_template.py "
+        f"decoupled_mode:True), or make '{name}' not decoupled",
+    )
 
 
 @rule(

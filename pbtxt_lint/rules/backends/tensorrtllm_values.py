@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.rules.api import WARNING, Finding, shorten, suggest
+from pbtxt_lint.rules.api import WARNING, Finding, Stage, shorten, suggest
 from pbtxt_lint.rules.backends.tensorrtllm_common import Pipeline, value_path
 from pbtxt_lint.triton.tensorrtllm import (
     BOOL_FALSE,
@@ -80,6 +80,7 @@ def cpp_value_problems(found: Pipeline) -> Iterator[Finding]:
                 at=value_path(key),
                 hint=_read_hint(parameter),
                 severity=WARNING,
+                stage=Stage.NEVER,
             )
 
 
@@ -162,6 +163,7 @@ def _cpp_choice(found: Pipeline, parameter: Parameter, value: str) -> Iterator[F
             at=value_path(key),
             hint=hint,
             severity=WARNING,
+            stage=Stage.NEVER,
         )
 
 
@@ -218,6 +220,7 @@ def python_runtime_value_problems(found: Pipeline) -> Iterator[Finding]:
                 at=value_path(key),
                 hint='write "true" or "false"',
                 severity=WARNING,
+                stage=Stage.NEVER,
             )
         elif parameter.kind in _PY_TYPES and not _python_reads(value, _PY_TYPES[parameter.kind]):
             yield Finding(
@@ -227,6 +230,7 @@ def python_runtime_value_problems(found: Pipeline) -> Iterator[Finding]:
                 at=value_path(key),
                 hint=_read_hint(parameter),
                 severity=WARNING,
+                stage=Stage.NEVER,
             )
 
 
@@ -251,4 +255,5 @@ def python_model_value_problems(found: Pipeline) -> Iterator[Finding]:
             at=value_path(parameter.key),
             hint='write "true" or "false"',
             severity=WARNING,
+            stage=Stage.NEVER,
         )
