@@ -8,4 +8,14 @@ PL800-PL824 vLLM, PL825-PL859 TensorRT-LLM (the backend and its Python models),
 PL860-PL879 PyTorch, PL880-PL899 the other backends.
 """
 
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = (
+    "tensorrt_cuda_graphs",
+    "tensorrt_shape_tensors",
+    "openvino_batching",
+    "tensorflow_accelerators",
+    "tensorflow_parameters",
+    "tensorflow_signature",
+    "fil_parameters",
+    "fil_model",
+    "dali_pipeline",
+)
