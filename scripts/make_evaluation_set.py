@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "evaluation"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generated_tree import command_line, table_differences, write_all  # noqa: E402
+from generated_tree import case_files_command, case_files_differences  # noqa: E402
 from make_fixture_artifacts import (  # noqa: E402
     FLOAT,
     INT64,
@@ -164,15 +164,11 @@ def model_files(root: Path) -> list[Path]:
 
 def differences() -> list[str]:
     """Files the table would write differently (or not at all) in the committed cases."""
-    return table_differences(CASES, TABLE, 1, model_files)
+    return case_files_differences(CASES, TABLE, model_files)
 
 
 def main() -> int:
-    def write() -> str:
-        write_all(CASES, TABLE)
-        return f"wrote {len(TABLE)} model files under {CASES.relative_to(ROOT)}"
-
-    return command_line(__doc__.splitlines()[0], differences, write)
+    return case_files_command(__doc__.splitlines()[0], CASES, TABLE, model_files)
 
 
 if __name__ == "__main__":
