@@ -79,26 +79,3 @@ def command_line(description: str, check: Callable[[], list[str]], write: Callab
         return 1 if problems else 0
     print(write())
     return 0
-
-
-def case_files_differences(
-    cases: Path, table: Mapping[str, Any], generated: Callable[[Path], list[Path]]
-) -> list[str]:
-    """Files `table` would write differently (or not at all) in a folder of cases."""
-    return table_differences(cases, table, 1, generated)
-
-
-def case_files_command(
-    description: str,
-    cases: Path,
-    table: Mapping[str, Any],
-    generated: Callable[[Path], list[Path]],
-) -> int:
-    """`command_line` for a folder of cases (one case per top-level folder) whose model
-    files come from `table`: --check compares, otherwise writes."""
-
-    def write() -> str:
-        write_all(cases, table)
-        return f"wrote {len(table)} model files under {cases.name}/"
-
-    return command_line(description, lambda: case_files_differences(cases, table, generated), write)

@@ -9,6 +9,9 @@ PL860-PL879 PyTorch, PL880-PL899 the other backends.
 """
 
 MODULES: tuple[str, ...] = (
+    "pytorch_naming",
+    "pytorch_forward",
+    "pytorch_threads",
     "tensorrt_cuda_graphs",
     "tensorrt_shape_tensors",
     "openvino_batching",

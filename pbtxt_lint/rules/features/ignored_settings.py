@@ -102,7 +102,16 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
     "unknown-backend-parameter",
     INFO,
     "A `parameters` key the model's backend does not read (often a typo or wrong case).",
-    backend=("onnxruntime", "tensorrt", "openvino", "tensorflow", "fil", "dali"),
+    backend=(
+        "onnxruntime",
+        "tensorrt",
+        "openvino",
+        "tensorflow",
+        "fil",
+        "dali",
+        "pytorch",
+        "python",
+    ),
 )
 def unknown_backend_parameter(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime, TensorRT, PyTorch, OpenVINO and Python read a fixed set of
