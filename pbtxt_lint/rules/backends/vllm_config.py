@@ -50,6 +50,10 @@ def vllm_max_batch_size(context: ModelContext) -> Iterator[Finding]:
     lower a value the config sets, and the model fails to load. Requests are batched
     by vLLM whatever max_batch_size says.
 
+    Observed with tritonserver 2.51 and vllm_backend r24.10 (scripts/vllm_live.py):
+    `Internal: ValueError: configuration specified max_batch_size 8, but in
+    auto-complete-config function for model 'opt' specified max_batch_size 0`.
+
     Bad:
         backend: "vllm"
         max_batch_size: 8
@@ -84,6 +88,10 @@ def vllm_not_decoupled(context: ModelContext) -> Iterator[Finding]:
     `pb_utils.ModelConfig` refuses to change a value the config sets ("trying to
     change decoupled property"); without auto-complete (`--disable-auto-complete-config`,
     or Triton 23.10) `initialize` asserts it.
+
+    Observed with tritonserver 2.51 and vllm_backend r24.10 (scripts/vllm_live.py):
+    `Internal: ValueError: trying to change decoupled property in auto-complete-config
+    for model 'opt', which is already set to 'False'.`
 
     Bad:
         backend: "vllm"

@@ -77,6 +77,10 @@ def vllm_model_json_missing(context: ModelContext) -> Iterator[Finding]:
     folder it loads (`pb_utils.get_model_dir()`), whatever `default_model_filename`
     says, and asserts the file exists before it starts vLLM.
 
+    Observed with tritonserver 2.51 and vllm_backend r24.10 (scripts/vllm_live.py):
+    `failed to load 'llama' version 1: Internal: AssertionError: 'model.json' containing
+    vllm engine args must be provided in '<repository>/llama/1'`.
+
     Bad:
         vllm_model/config.pbtxt     backend: "vllm"
         vllm_model/1/engine.json
@@ -120,6 +124,10 @@ def vllm_model_json_invalid(context: ModelContext) -> Iterator[Finding]:
     single quotes and Python literals (`True`, `None`) are JSON syntax errors, and the
     load fails on them. The file must hold one object: its keys become the keyword
     arguments of `AsyncEngineArgs`.
+
+    Observed with tritonserver 2.51 and vllm_backend r24.10 (scripts/vllm_live.py):
+    `Internal: JSONDecodeError: Expecting value: line 3 column 22 (char 57)`; an array:
+    `Internal: AttributeError: 'list' object has no attribute 'get'`.
 
     Bad:
         {"model": "facebook/opt-125m", "enforce_eager": True,}
@@ -170,6 +178,10 @@ def vllm_engine_arg_unknown(context: ModelContext) -> Iterator[Finding]:
     from 0.10.1 on, the 25.09 image), so the key is judged against the vLLM of the
     target release (`--triton-version`); without one, against every release
     pbtxt-lint knows, and a key the newest no longer has is reported as info.
+
+    Observed with tritonserver 2.51 and vllm_backend r24.10, AsyncEngineArgs with the
+    fields of vLLM 0.5.5 (scripts/vllm_live.py): `Internal: TypeError:
+    AsyncEngineArgs.__init__() got an unexpected keyword argument 'gpu_memory_utilisation'`.
 
     Bad:
         {"model": "facebook/opt-125m", "gpu_memory_utilisation": 0.5}
@@ -235,6 +247,10 @@ def vllm_engine_arg_type(context: ModelContext) -> Iterator[Finding]:
     strings (pydantic) and refuses values that are no number at all. The backend itself
     reads `tensor_parallel_size` and `pipeline_parallel_size` with `int()`, so a value
     that is not an integer fails every release that checks the instance kind (24.06 on).
+
+    Observed with tritonserver 2.51 and vllm_backend r24.10 (scripts/vllm_live.py):
+    `"tensor_parallel_size": "two"` fails the load with `Internal: ValueError: invalid
+    literal for int() with base 10: 'two'`.
 
     Bad:
         {"model": "facebook/opt-125m", "gpu_memory_utilization": "0.5", "enforce_eager": "false"}
@@ -455,6 +471,10 @@ def vllm_lora_file(context: ModelContext) -> Iterator[Finding]:
     """When model.json sets `enable_lora` to true (or "true"), the backend reads the
     LoRA adapters it may serve from `multi_lora.json` in the same folder (name ->
     local path) and fails the load when the file is missing or is not a JSON object.
+
+    Observed with tritonserver 2.51 and vllm_backend r24.10 (scripts/vllm_live.py):
+    `Internal: FileNotFoundError: Triton backend cannot find
+    <repository>/llama/1/multi_lora.json.`
 
     Bad:
         vllm_model/1/model.json    {"model": "...", "enable_lora": true}
