@@ -91,7 +91,7 @@ def read_json_object(path: Path) -> JsonObjectFile:
         )
     if not isinstance(value, dict):
         return JsonObjectFile(
-            path, problem="not-an-object", message=f"a JSON {json_kind(value)}, not an object"
+            path, problem="not-an-object", message=f"a JSON {json_kind(value)} instead of an object"
         )
     return JsonObjectFile(path, entries=tuple(_entries(text)))
 

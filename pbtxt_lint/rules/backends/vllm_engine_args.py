@@ -147,12 +147,13 @@ def vllm_model_json_invalid(context: ModelContext) -> Iterator[Finding]:
             )
             continue
         if document.problem == "syntax":
+            problem = f"{where} is not valid JSON"
             said = f'"{document.message}"'
         else:
+            problem = f"{where} holds {document.message} of engine arguments"
             said = "an AttributeError or TypeError (AsyncEngineArgs takes keyword arguments)"
         yield Finding(
-            f"{where} is not a JSON object of engine arguments ({shorten(document.message)}): "
-            f"the vLLM backend fails to load '{context.model.name}' with {said}",
+            f"{problem}: the vLLM backend fails to load '{context.model.name}' with {said}",
             file=document.path,
             span=Span.point(document.line, document.column) if document.line else None,
             hint='write one JSON object, {"model": "...", "gpu_memory_utilization": 0.9}: '
@@ -313,7 +314,7 @@ def _type_problem(
             return None  # pydantic converts "0.5" to 0.5
         why = (
             f"vLLM expects {wanted}; before 0.10.1 it keeps the string and the load fails at "
-            "the first comparison with it (TypeError), later releases refuse it"
+            "the first comparison with it (TypeError); 0.10.1 on converts it"
             if numeric
             else f"vLLM expects {wanted}, and the load fails when vLLM uses it"
         )
@@ -505,8 +506,8 @@ def vllm_lora_file(context: ModelContext) -> Iterator[Finding]:
             )
         elif lora.problem in ("syntax", "not-an-object"):
             yield Finding(
-                f"{where} is not a JSON object of LoRA names and paths ({shorten(lora.message)}): "
-                "the backend fails the load reading it",
+                f"{where} is not a JSON object of LoRA names and paths: the backend fails the "
+                f'load with "{lora.message}"',
                 file=lora.path,
                 span=Span.point(lora.line, lora.column) if lora.line else None,
                 hint='write one JSON object: {"<LoRA name>": "<local path of the adapter>"}',
