@@ -3,6 +3,7 @@ and which vLLM the target image installs."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pbtxt_lint.analysis.context import ModelContext
@@ -65,6 +66,13 @@ def _read_engine_args(context: ModelContext) -> tuple[tuple[int, JsonObjectFile]
         (version, read_json_object(folder / str(version) / ENGINE_ARGS_FILE))
         for version in context.selection.versions
     )
+
+
+def parsed_engine_args(context: ModelContext) -> Iterator[tuple[int, JsonObjectFile]]:
+    """(version, model.json) of the loaded versions whose model.json is a JSON object."""
+    for version, document in engine_args_files(context):
+        if not document.problem:
+            yield version, document
 
 
 def engine_arg(context: ModelContext, key: str) -> object:

@@ -1,4 +1,4 @@
-"""PL800-PL805, PL809: the vLLM backend's `model.json`, as vLLM's engine arguments.
+"""PL800-PL805: the vLLM backend's `model.json`, as vLLM's engine arguments.
 
 vllm_backend's `initialize` asserts that `<model>/<version>/model.json` exists, reads
 it with `json.load` and calls `AsyncEngineArgs(**model_json)`: the keys are the
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.artifacts.model_json import JsonEntry, JsonObjectFile, json_kind, read_json_object
+from pbtxt_lint.artifacts.model_json import JsonEntry, json_kind
 from pbtxt_lint.diagnostics import Span
 from pbtxt_lint.rules.api import (
     ERROR,
@@ -32,6 +32,7 @@ from pbtxt_lint.rules.backends.vllm_common import (
     BACKEND,
     behaviour,
     engine_args_files,
+    parsed_engine_args,
     target_vllm,
 )
 from pbtxt_lint.targets import RELEASES
@@ -53,12 +54,6 @@ FALSE_WORDS = frozenset({"false", "0", "no", "off", "n", "f"})
 
 def _at(entry: JsonEntry | None, length: int = 1) -> Span | None:
     return Span.point(entry.line, entry.column, length) if entry is not None else None
-
-
-def _parsed(context: ModelContext) -> Iterator[tuple[int, JsonObjectFile]]:
-    for version, document in engine_args_files(context):
-        if not document.problem:
-            yield version, document
 
 
 @rule(
@@ -191,7 +186,7 @@ def vllm_engine_arg_unknown(context: ModelContext) -> Iterator[Finding]:
     """
     target = target_vllm(context)
     accepted = sorted(name for name in ENGINE_ARGS if target.version in versions_with(name))
-    for version, document in _parsed(context):
+    for version, document in parsed_engine_args(context):
         where = f"{context.model.name}/{version}/{ENGINE_ARGS_FILE}"
         for entry in document.entries:
             having = versions_with(entry.key)
@@ -236,6 +231,7 @@ def _releases(versions: tuple[str, ...]) -> str:
     WARNING,
     "A model.json value of another JSON type than the engine argument takes.",
     triton="TypeError: '>' not supported between instances of 'str' and 'float'",
+    stage=Stage.LOAD,
     scope=Scope.FILES,
     backend=BACKEND,
 )
@@ -261,7 +257,7 @@ def vllm_engine_arg_type(context: ModelContext) -> Iterator[Finding]:
     target = target_vllm(context)
     old = not uses_pydantic(target.version)
     checks_parallel = bool((found := behaviour(context)) and found.multi_gpu_args)
-    for version, document in _parsed(context):
+    for version, document in parsed_engine_args(context):
         where = f"{context.model.name}/{version}/{ENGINE_ARGS_FILE}"
         for entry in document.entries:
             kind = arg_kind(entry.key)
@@ -369,7 +365,7 @@ def vllm_engine_arg_value(context: ModelContext) -> Iterator[Finding]:
     Good:
         {"model": "facebook/opt-125m", "gpu_memory_utilization": 0.9}
     """
-    for version, document in _parsed(context):
+    for version, document in parsed_engine_args(context):
         for entry in document.entries:
             problem = _value_problem(entry)
             if problem is None:
@@ -417,6 +413,7 @@ def _value_problem(entry: JsonEntry) -> tuple[str, str] | None:
     "vllm-model-unnamed",
     WARNING,
     'A model.json without "model": vLLM loads its default model (or, before 0.5.5, fails).',
+    stage=Stage.LOAD,
     scope=Scope.FILES,
     backend=BACKEND,
 )
@@ -434,7 +431,7 @@ def vllm_model_unnamed(context: ModelContext) -> Iterator[Finding]:
     """
     target = target_vllm(context)
     default = default_model(target.version)
-    for version, document in _parsed(context):
+    for version, document in parsed_engine_args(context):
         if document.get("model") is not None:
             continue
         if not default:
@@ -456,59 +453,3 @@ def vllm_model_unnamed(context: ModelContext) -> Iterator[Finding]:
             hint='add "model": "<Hugging Face name or local path>"',
             severity=severity,
         )
-
-
-@rule(
-    "PL809",
-    "vllm-lora-file",
-    ERROR,
-    "enable_lora in model.json without a readable multi_lora.json beside it.",
-    triton="FileNotFoundError: Triton backend cannot find <model>/<version>/multi_lora.json.",
-    stage=Stage.LOAD,
-    scope=Scope.FILES,
-    backend=BACKEND,
-)
-def vllm_lora_file(context: ModelContext) -> Iterator[Finding]:
-    """When model.json sets `enable_lora` to true (or "true"), the backend reads the
-    LoRA adapters it may serve from `multi_lora.json` in the same folder (name ->
-    local path) and fails the load when the file is missing or is not a JSON object.
-
-    Observed with tritonserver 2.51 and vllm_backend r24.10 (scripts/vllm_live.py):
-    `Internal: FileNotFoundError: Triton backend cannot find
-    <repository>/llama/1/multi_lora.json.`
-
-    Bad:
-        vllm_model/1/model.json    {"model": "...", "enable_lora": true}
-        (no vllm_model/1/multi_lora.json)
-    Good:
-        vllm_model/1/multi_lora.json    {"alpaca": "/weights/loras/alpaca-lora-7b"}
-    """
-    for version, document in _parsed(context):
-        entry = document.get("enable_lora")
-        if entry is None or str(entry.value).lower() != "true":
-            continue
-        lora = read_json_object(document.path.parent / LORA_FILE)
-        where = f"{context.model.name}/{version}/{LORA_FILE}"
-        if lora.problem in ("missing", "unreadable"):
-            yield Finding(
-                f"{context.model.name}/{version}/{ENGINE_ARGS_FILE} enables LoRA, but {where} "
-                + (
-                    "does not exist"
-                    if lora.problem == "missing"
-                    else f"cannot be read ({lora.message})"
-                )
-                + f': the backend fails the load with "FileNotFoundError: Triton backend cannot '
-                f'find <repository>/{where}."',
-                file=document.path,
-                span=_at(entry, len("enable_lora") + 2),
-                hint=f'write {where}: {{"<LoRA name>": "<local path of the adapter>"}} (or '
-                "remove enable_lora)",
-            )
-        elif lora.problem in ("syntax", "not-an-object"):
-            yield Finding(
-                f"{where} is not a JSON object of LoRA names and paths: the backend fails the "
-                f'load with "{lora.message}"',
-                file=lora.path,
-                span=Span.point(lora.line, lora.column) if lora.line else None,
-                hint='write one JSON object: {"<LoRA name>": "<local path of the adapter>"}',
-            )
