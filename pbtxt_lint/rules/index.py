@@ -264,4 +264,5 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL810', 'vllm-tensor-type', W, 'A vLLM tensor the backend reads or writes as text, declared with another data type.', Stage.NEVER, True, False, Scope.ANY, 'backends.vllm_config'),
     RuleInfo('PL811', 'vllm-tensor-missing', E, 'A vLLM model without text_output (or text_input) when the backend does not add them.', Stage.LOAD, True, False, Scope.ANY, 'backends.vllm_config'),
     RuleInfo('PL812', 'vllm-switch-off', I, 'REPORT_CUSTOM_METRICS or ENABLE_VLLM_HEALTH_CHECK set to a value that leaves it off.', Stage.NEVER, True, False, Scope.ANY, 'backends.vllm_config'),
+    RuleInfo('PL813', 'vllm-bls-not-decoupled', W, 'A BLS request to a vLLM model run without decoupled=True.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'backends.vllm_callers'),
 )
