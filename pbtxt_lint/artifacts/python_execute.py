@@ -84,10 +84,6 @@ class BlsCall:
     """The literal requested_output_names; None when absent or not literal."""
     inputs: tuple[tuple[str, int], ...]
     """(name, line) of the literal-named Tensors passed as `inputs`."""
-    decoupled: bool | None = None
-    """How the request runs: False when every `exec`/`async_exec` call on it leaves out
-    `decoupled` (or passes a literal False), True when one passes True; None when no
-    such call is found or the argument is not a literal."""
 
 
 @dataclass(frozen=True)
@@ -611,41 +607,7 @@ def _bls_calls(tree: ast.Module, aliases: Aliases, calls: list[ast.Call]) -> Ite
                     name = string_literal(argument(element, 0, "name"))
                     if name is not None:
                         tensors.append((name, element.lineno))
-        yield BlsCall(call.lineno, model, outputs, tuple(tensors), _exec_mode(tree, call, calls))
-
-
-def _exec_mode(tree: ast.Module, request: ast.Call, calls: list[ast.Call]) -> bool | None:
-    """`decoupled` of the exec/async_exec calls made on `request`, directly
-    (`InferenceRequest(...).exec()`) or through the name it is assigned to."""
-    names = {
-        target.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Assign) and node.value is request
-        for target in node.targets
-        if isinstance(target, ast.Name)
-    }
-    modes: list[bool | None] = []
-    for call in calls:
-        func = call.func
-        if not (isinstance(func, ast.Attribute) and func.attr in ("exec", "async_exec")):
-            continue
-        owner = func.value
-        if owner is not request and not (isinstance(owner, ast.Name) and owner.id in names):
-            continue
-        flag = argument(call, 0, "decoupled")
-        unpacked = any(kw.arg is None for kw in call.keywords) or any(
-            isinstance(a, ast.Starred) for a in call.args
-        )
-        if unpacked:
-            modes.append(None)
-        elif flag is None:
-            modes.append(False)
-        else:
-            modes.append(flag.value if isinstance(flag, ast.Constant) and isinstance(
-                flag.value, bool) else None)  # fmt: skip
-    if not modes or None in modes:
-        return None
-    return any(modes)
+        yield BlsCall(call.lineno, model, outputs, tuple(tensors))
 
 
 # --- where Tensor(...) values go ---------------------------------------------------------

@@ -8,4 +8,11 @@ PL800-PL824 vLLM, PL825-PL859 TensorRT-LLM (the backend and its Python models),
 PL860-PL879 PyTorch, PL880-PL899 the other backends.
 """
 
-MODULES: tuple[str, ...] = ("vllm_engine_args", "vllm_config", "vllm_lora", "vllm_callers")
+MODULES: tuple[str, ...] = (
+    "vllm_engine_args",
+    "vllm_config",
+    "vllm_lora",
+    "pytorch_naming",
+    "pytorch_forward",
+    "pytorch_threads",
+)
