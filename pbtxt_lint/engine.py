@@ -16,12 +16,13 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from pbtxt_lint.analysis.context import ModelContext, ModelError, Scope, Workspace
+from pbtxt_lint.analysis.context import ModelContext, Scope, Workspace
+from pbtxt_lint.analysis.loading import Loading, ModelError
 from pbtxt_lint.cache import Outcome
 from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
@@ -100,8 +101,9 @@ class _Plan:
             for target in targets
             for name in target.selected
         ]
+        loading = Loading(self.errors)
         self.workspaces = {
-            id(target.repository): Workspace(target.repository, settings, self.first_error)
+            id(target.repository): Workspace(target.repository, settings, loading)
             for target in targets
         }
         self.codes = {r.code: r.name for r in all_rules}
@@ -123,11 +125,11 @@ class _Plan:
             self._runnable[key] = _Runnable(rules, frozenset(r.code for r in rules))
         return self._runnable[key]
 
-    def first_error(self, context: ModelContext) -> ModelError | None:
-        """The first error any rule finds on a model, whatever the selection (an ensemble
-        fails with its composing model whether or not its rule is selected), poll-stage
-        errors first."""
-        found: ModelError | None = None
+    @staticmethod
+    def errors(context: ModelContext) -> Iterator[ModelError]:
+        """The first error each error rule finds on a model, in rule order and whatever
+        the selection (an ensemble fails with its composing model whether or not its
+        rule is selected): what `analysis.loading` asks."""
         for planned in known_rules():
             if planned.severity is not Severity.ERROR or planned.stray != context.model.is_stray:
                 continue
@@ -141,14 +143,9 @@ class _Plan:
             first = next(
                 (f for f in findings if (f.severity or Severity.ERROR) is Severity.ERROR), None
             )
-            if first is None:
-                continue
-            at_poll = candidate.stage in (Stage.PARSE, Stage.POLL)
-            error = ModelError(candidate.code, candidate.name, first.message, at_poll)
-            if at_poll:
-                return error
-            found = found or error
-        return found
+            if first is not None:
+                at_poll = candidate.stage in (Stage.PARSE, Stage.POLL)
+                yield ModelError(candidate.code, candidate.name, first.message, at_poll)
 
     def context(self, index: int) -> ModelContext:
         repository, folder = self.work[index]
