@@ -9,7 +9,8 @@ graded) is stored under a key of everything it was computed from:
   warmup data, environments...);
 - the settings (every field), pbtxt-lint's version and the identity of its own code;
 - for an ensemble, the keys of the models it reads (its steps, their steps...) and
-  the names of every model of the repository (missing models, did-you-mean).
+  the names of every model of the repository (missing models, did-you-mean); `Keys`
+  computes them for one repository.
 
 A lookup recomputes the key from the disk and returns the stored outcome only when
 every part matches, so a warm run reports exactly what a cold run reports. A model
@@ -39,27 +40,14 @@ from typing import Any
 
 from pbtxt_lint import __version__
 from pbtxt_lint.diagnostics import Diagnostic, Edit, Fix, Severity, Span
+from pbtxt_lint.repository.layout import Repository, Target
+from pbtxt_lint.results import InternalError, Outcome
 
 FORMAT = 1
 MAX_DEPTH = 3
 MAX_ENTRIES = 4000
 MAX_FILES = 64
 PACKAGE = Path(__file__).resolve().parent
-
-
-@dataclasses.dataclass
-class Outcome:
-    """What one model contributes to a run; the unit the cache stores."""
-
-    diagnostics: list[Diagnostic]
-    files: int
-    internal_errors: list[tuple[str, str, str]]
-    """(rule, model, error) of rules that crashed."""
-    suppressed: int
-    ensemble: bool = False
-    """The model is an ensemble (its key then covers the models it reads)."""
-    steps: tuple[str, ...] = ()
-    """The models its ensemble steps name."""
 
 
 def code_identity() -> str:
@@ -228,6 +216,92 @@ class ResultCache:
             _prune(self.directory)
 
 
+class Keys:
+    """The cache keys of one repository's models, computed once per run.
+
+    A model's own key covers its folder; an ensemble's adds the own keys of every
+    model it reads (its steps, theirs...) and the names of all models, which its
+    checks read (missing models, did-you-mean). To know which models an ensemble
+    reads without parsing, the stored entry of each one says whether it is an
+    ensemble and what its steps name; a stored entry that no longer matches its model
+    makes every ensemble reading it a miss.
+    """
+
+    def __init__(self, cache: ResultCache, target: Target) -> None:
+        self.cache = cache
+        self.repository: Repository = target.repository
+        self._root = str(target.repository.root)
+        # Config files named on the command line (a JSON config may sit anywhere).
+        self._explicit = "".join(
+            f"{path}:{folder_key(str(path.parent), self._root)};"
+            for path in sorted(target.explicit_files)
+        )
+        self._own: dict[str, str | None] = {}
+        self._steps_now: dict[str, tuple[str, ...]] = {}
+
+    def own(self, name: str) -> str | None:
+        if name not in self._own:
+            if name not in self.repository.models:
+                self._own[name] = "absent"
+            else:
+                key = folder_key(os.path.join(self._root, name), self._root)
+                self._own[name] = key and self._explicit + key
+        return self._own[name]
+
+    def _stored_steps(self, name: str) -> tuple[str, ...] | None:
+        """The steps its valid stored entry records (empty for a model that is not an
+        ensemble); None when there is no valid entry."""
+        if name in self._steps_now:
+            return self._steps_now[name]
+        entry = self.cache.entry(name)
+        own = self.own(name)
+        if own is None or entry is None or entry.get("own") != own:
+            return None
+        steps = entry.get("outcome", {}).get("steps", [])
+        return tuple(str(s) for s in steps) if isinstance(steps, list) else None
+
+    def _key(self, name: str, steps: tuple[str, ...] | None) -> str | None:
+        own = self.own(name)
+        if own is None or steps is None:
+            return None
+        if not steps:
+            return own
+        digest = hashlib.blake2b(own.encode(), digest_size=16)
+        digest.update("\0".join(sorted(self.repository.models)).encode())
+        seen = {name}
+        pending = list(steps)
+        while pending:
+            step = pending.pop()
+            if step in seen:
+                continue
+            seen.add(step)
+            inner = self._stored_steps(step) if step in self.repository.models else ()
+            step_own = self.own(step) if step in self.repository.models else "absent"
+            if inner is None or step_own is None:
+                return None
+            digest.update(f"{step}:{step_own};".encode())
+            pending.extend(inner)
+        return digest.hexdigest()
+
+    def lookup(self, name: str) -> Outcome | None:
+        key = self._key(name, self._stored_steps(name))
+        return self.cache.outcome(name, key) if key is not None else None
+
+    def remember(self, name: str, steps: tuple[str, ...]) -> None:
+        """The steps of a model linted in this run (before any of them is stored)."""
+        self._steps_now[name] = steps
+
+    def store(self, name: str, outcome: Outcome) -> None:
+        key = self._key(name, outcome.steps)
+        own = self.own(name)
+        if key is not None and own is not None:
+            self.cache.store(name, key, own, outcome)
+
+    def save(self) -> None:
+        self.cache.forget_missing(self.repository.models)
+        self.cache.save()
+
+
 def _prepare(directory: Path) -> None:
     """Create the folder with a .gitignore (and a cache tag) so it is never committed."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -262,7 +336,7 @@ def _encode(outcome: Outcome) -> dict[str, Any]:
     return {
         "diagnostics": [_encode_diagnostic(d) for d in outcome.diagnostics],
         "files": outcome.files,
-        "internal": [list(e) for e in outcome.internal_errors],
+        "internal": [[e.rule, e.model, e.error] for e in outcome.internal_errors],
         "suppressed": outcome.suppressed,
         "ensemble": outcome.ensemble,
         "steps": list(outcome.steps),
@@ -270,7 +344,7 @@ def _encode(outcome: Outcome) -> dict[str, Any]:
 
 
 def _decode(data: dict[str, Any]) -> Outcome:
-    internal = [(str(r), str(m), str(e)) for r, m, e in data["internal"]]
+    internal = [InternalError(str(r), str(m), str(e)) for r, m, e in data["internal"]]
     return Outcome(
         [_decode_diagnostic(d) for d in data["diagnostics"]],
         int(data["files"]),
