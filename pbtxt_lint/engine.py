@@ -17,12 +17,14 @@ import pickle
 import signal
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from pbtxt_lint.analysis.context import ModelContext, Scope, Workspace
 from pbtxt_lint.analysis.loading import Loading, ModelError
+from pbtxt_lint.analysis.reads import ReadLog
 from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
 from pbtxt_lint.repository.layout import Job
@@ -31,7 +33,6 @@ from pbtxt_lint.rules.base import Finding, PlannedRule, Rule, Stage
 from pbtxt_lint.rules.meta import unused_suppression
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.storage import is_remote
-from pbtxt_lint.triton.autofill import is_ensemble
 
 if TYPE_CHECKING:
     from pbtxt_lint.suppressions import Suppressions
@@ -47,10 +48,14 @@ def lint_jobs(
     settings: Settings,
     rules: Sequence[PlannedRule],
     processes: int | None = None,
+    *,
+    record_reads: bool = False,
 ) -> dict[Job, Outcome]:
     """Lint each job by itself; `rules` are the rules known to the run (the active ones
-    are those the settings select). `processes`: see `_workers`."""
-    plan = _Plan(jobs, settings, [r for r in rules if settings.wants(r.code)], rules)
+    are those the settings select). `processes`: see `_workers`. `record_reads`: each
+    outcome says what its checks read beyond the model's folder (`analysis.reads`), for
+    the result cache."""
+    plan = _Plan(jobs, settings, [r for r in rules if settings.wants(r.code)], rules, record_reads)
     workers = _workers(len(jobs), processes)
     if any(is_remote(job.repository.root) for job in jobs):
         # A cloud repository is read up front, many models at a time, by threads of
@@ -87,11 +92,14 @@ class _Plan:
         settings: Settings,
         active: list[PlannedRule],
         all_rules: Sequence[PlannedRule],
+        record_reads: bool,
     ) -> None:
         self.settings = settings
         loading = Loading(self.errors)
         self.workspaces = {
-            repository: Workspace(repository, settings, loading)
+            repository: Workspace(
+                repository, settings, loading, ReadLog(repository) if record_reads else None
+            )
             for repository in dict.fromkeys(job.repository for job in jobs)
         }
         self.codes = {r.code: r.name for r in all_rules}
@@ -139,7 +147,15 @@ class _Plan:
         return self.workspaces[job.repository].context(job.repository.models[job.model])
 
     def lint(self, job: Job) -> Outcome:
-        context = self.context(job)
+        workspace = self.workspaces[job.repository]
+        log = workspace.reads
+        with log.job(job.model) if log is not None else nullcontext():
+            outcome = self._lint(self.context(job))
+        if log is not None:
+            outcome.reads, outcome.scans = log.taken()
+        return outcome
+
+    def _lint(self, context: ModelContext) -> Outcome:
         internal_errors: list[InternalError] = []
         runnable = self.runnable(context)
         found: list[Diagnostic] = []
@@ -156,13 +172,7 @@ class _Plan:
         if trailer is not None:
             kept.append(trailer)
         files = 1 if context.config_file is not None else 0
-        effective = context.effective
-        steps: tuple[str, ...] = ()
-        ensemble = effective is not None and is_ensemble(effective)
-        if ensemble and effective is not None:
-            steps = tuple(s.model_name for s in effective.ensemble_scheduling.step)
-        sources = _sources(context, kept)
-        return Outcome(kept, files, internal_errors, suppressed, ensemble, steps, sources)
+        return Outcome(kept, files, internal_errors, suppressed, sources=_sources(context, kept))
 
 
 def _sources(context: ModelContext, diagnostics: list[Diagnostic]) -> dict[Path, str]:

@@ -16,7 +16,13 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbtxt_lint.cache import Keys, ResultCache, code_identity, settings_key
+from pbtxt_lint.cache import (
+    CacheError,
+    CacheFolder,
+    ResultCache,
+    default_directory,
+    refuse_inside,
+)
 from pbtxt_lint.config import Options, resolve_settings
 from pbtxt_lint.diagnostics import Diagnostic
 from pbtxt_lint.repository.layout import Overlay, PathProblem, Target, discover
@@ -25,7 +31,7 @@ from pbtxt_lint.settings import Settings
 from pbtxt_lint.storage import is_remote
 
 if TYPE_CHECKING:
-    from pbtxt_lint.repository.layout import Job, Repository
+    from pbtxt_lint.repository.layout import Job
     from pbtxt_lint.rules.base import PlannedRule
 
 __all__ = ["CheckOptions", "InternalError", "LintResult", "check", "lint"]
@@ -39,8 +45,14 @@ class CheckOptions(Options):
 
     config_file: Path | None = None
     """The configuration file for every path (`--config`), instead of looking for one."""
+    cache: bool = False
+    """Keep results between runs and reuse them (`pbtxt-lint check` does by default)."""
     cache_dir: Path | None = None
-    """Keep results between runs in this folder, and reuse them (None: no cache)."""
+    """Where (None: the user's cache folder). A folder inside a checked repository, or an
+    existing one that is not a pbtxt-lint cache, is refused with a `CacheError`."""
+    fixes: bool = False
+    """The caller applies or shows the fixes: each is computed afresh, never taken from
+    the result cache."""
     processes: int | None = None
     """Worker processes (None: one per available CPU core when the run is large enough
     to gain from it; 1: in this process)."""
@@ -58,8 +70,8 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> LintRes
     """Check the repositories, model folders or config files at `paths` (none: the
     working folder), on disk or in a bucket.
 
-    Raises `config.ConfigError` for a mistake in a configuration file or an option;
-    nothing is linted then.
+    Raises `config.ConfigError` for a mistake in a configuration file or an option, and
+    `cache.CacheError` for a cache folder pbtxt-lint must not use; nothing is linted then.
     """
     options = options or CheckOptions()
     groups = resolve_settings(list(paths) or [Path(".")], options, options.config_file)
@@ -67,10 +79,37 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> LintRes
         (group.settings, *discover(group.paths, group.settings.model_config_name, options.overlay))
         for group in groups
     ]
+    roots = [target.repository.root for _, targets, _ in found for target in targets]
+    folder = _cache_folder(options, roots)
     result = LintResult()
-    for settings, targets, problems in found:
-        result.merge(_lint(targets, problems, settings, None, options.processes, options.cache_dir))
+    try:
+        for settings, targets, problems in found:
+            result.merge(
+                _lint(targets, problems, settings, None, options.processes, folder, options.fixes)
+            )
+    finally:
+        if folder is not None:
+            folder.close()
     return result
+
+
+def _cache_folder(options: CheckOptions, roots: Iterable[Path]) -> CacheFolder | None:
+    """The cache folder of a run, checked before anything is linted: an explicit one
+    that must not be used raises; the user's cache folder, if it cannot be used for
+    these repositories, means no cache."""
+    local = [root for root in roots if not is_remote(root)]
+    if not options.cache or options.overlay is not None or not local:
+        return None
+    directory = options.cache_dir or default_directory()
+    if directory is None:
+        return None
+    try:
+        refuse_inside(directory, local)
+        return CacheFolder.open(directory)
+    except CacheError:
+        if options.cache_dir is not None:
+            raise
+        return None
 
 
 def lint(
@@ -89,7 +128,15 @@ def lint(
     results there between runs (None: no cache; unused with an overlay or a rule list).
     """
     targets, problems = discover(paths, settings.model_config_name, overlay)
-    return _lint(targets, problems, settings, rules, jobs, None if overlay else cache_dir)
+    folder = None
+    if cache_dir is not None and overlay is None and rules is None:
+        refuse_inside(cache_dir, [t.repository.root for t in targets])
+        folder = CacheFolder.open(cache_dir)
+    try:
+        return _lint(targets, problems, settings, rules, jobs, folder)
+    finally:
+        if folder is not None:
+            folder.close()
 
 
 def _lint(
@@ -98,40 +145,32 @@ def _lint(
     settings: Settings,
     rules: Sequence[PlannedRule] | None,
     processes: int | None,
-    cache_dir: Path | None,
+    folder: CacheFolder | None,
+    fixes: bool = False,
 ) -> LintResult:
     """One group of paths: its jobs from the cache or the engine, added up in order."""
     result = LintResult(path_problems=list(problems))
     jobs = [job for target in targets for job in target.jobs]
-    outcomes: dict[Job, Outcome] = {}
-    caches: dict[Repository, Keys] = {}
     remote = [t.repository.root for t in targets if is_remote(t.repository.root)]
     # No result cache for a repository in a bucket: see README, "Cloud repositories".
-    if cache_dir is not None and rules is None and not remote:
-        setting, code = settings_key(settings), code_identity()
-        caches = {
-            t.repository: Keys(ResultCache(cache_dir, t.repository.root, setting, code), t)
-            for t in targets
-        }
-        for job in jobs:
-            cached = caches[job.repository].lookup(job.model)
-            if cached is not None:
-                outcomes[job] = cached
-        result.cached = len(outcomes)
+    cache = None
+    if folder is not None and rules is None and not remote:
+        cache = ResultCache(folder, targets, settings)
+    outcomes: dict[Job, Outcome] = cache.lookup(jobs, fixes) if cache is not None else {}
+    result.cached = len(outcomes)
     todo = [job for job in jobs if job not in outcomes]
     if todo:
         from pbtxt_lint.config import known_rules  # deferred: a fully cached run needs no rule
         from pbtxt_lint.engine import lint_jobs
 
-        linted = lint_jobs(todo, settings, rules or known_rules(), processes)
+        linted = lint_jobs(
+            todo, settings, rules or known_rules(), processes, record_reads=cache is not None
+        )
         outcomes.update(linted)
-        if caches:
-            for job, outcome in linted.items():  # first what each linted model reads
-                caches[job.repository].remember(job.model, outcome.steps)
-            for job, outcome in linted.items():
-                caches[job.repository].store(job.model, outcome)
-    for keys in caches.values():
-        keys.save()
+        if cache is not None:
+            cache.store(linted)
+    if cache is not None:
+        cache.save()
     for job in jobs:
         result.add(outcomes[job])
     result.diagnostics.sort(key=Diagnostic.sort_key)

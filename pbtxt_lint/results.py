@@ -35,10 +35,12 @@ class Outcome:
     files: int
     internal_errors: list[InternalError]
     suppressed: int
-    ensemble: bool = False
-    """The model is an ensemble (its cache key then covers the models it reads)."""
-    steps: tuple[str, ...] = ()
-    """The models its ensemble steps name."""
+    reads: frozenset[str] = frozenset()
+    """The other entries of the repository (models, or files and folders beside them)
+    that its checks read, by name or through a path its config gives."""
+    scans: bool = False
+    """Its checks looked over every model of the repository (the ensembles that use it,
+    the names of all models)."""
     sources: dict[Path, str] = field(default_factory=dict)
     """The text its diagnostics point into, as the checks read it."""
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 from pbtxt_lint.analysis.completed import STRICT_NOTE, CompletedConfig
 from pbtxt_lint.analysis.loading import Loading
+from pbtxt_lint.analysis.reads import ReadLog
 from pbtxt_lint.repository.layout import ConfigFile, ModelFolder, Repository
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
@@ -51,7 +52,9 @@ class Scope(enum.Enum):
 class Workspace:
     """The models of one repository under one set of settings, each context made once.
 
-    `loading` answers whether a model loads (the engine supplies the rules it asks).
+    `loading` answers whether a model loads (the engine supplies the rules it asks);
+    `reads`, in a run that keeps results, records what each model's checks read beyond
+    its own folder, and the checks then see the repository through it.
     """
 
     def __init__(
@@ -59,10 +62,12 @@ class Workspace:
         repository: Repository,
         settings: Settings,
         loading: Loading | None = None,
+        reads: ReadLog | None = None,
     ) -> None:
-        self.repository = repository
+        self.repository = reads.repository if reads is not None else repository
         self.settings = settings
         self.loading = loading or Loading()
+        self.reads = reads
         self._contexts: dict[str, ModelContext] = {}
 
     def context(self, folder: ModelFolder) -> ModelContext:
@@ -76,6 +81,11 @@ class Workspace:
         """The context of model `name`, None if the repository has no such folder."""
         folder = self.repository.model(name)
         return self.context(folder) if folder is not None else None
+
+    def reached(self, context: ModelContext) -> None:
+        """A check reuses what was computed for `context`'s model (see `reads`)."""
+        if self.reads is not None:
+            self.reads.name(context.model.name)
 
 
 class ModelContext:
@@ -186,6 +196,7 @@ class ModelContext:
         """`compute(self)`, once per model: a view several rules derive the same way
         (resolved instance groups, warmup samples...) is computed for the first and
         reused by the others."""
+        self.workspace.reached(self)
         memo = self._memo
         if compute not in memo:
             memo[compute] = compute(self)

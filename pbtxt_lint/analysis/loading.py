@@ -54,6 +54,7 @@ class Loading:
         once; None while that model's own checks are running (ensembles that contain
         each other)."""
         name = context.model.name
+        context.workspace.reached(context)
         if self._checks is None or name in self._checking:
             return None
         if name not in self._errors:

@@ -18,9 +18,6 @@ from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from pbtxt_lint.cli.urls import LOCAL_ONLY, RepositoryPath
 from pbtxt_lint.storage import is_remote
 
-DEFAULT_CACHE_DIRECTORY = ".pbtxt_lint_cache"
-"""The cache folder of a run without --cache-dir, in the working folder (as ruff's)."""
-
 FORMATS = ("text", "json", "sarif", "github", "gitlab")
 
 if TYPE_CHECKING:
@@ -149,8 +146,8 @@ def _usage_error(message: str) -> NoReturn:
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
     metavar="DIR",
-    help=f"Where results are kept between runs [default: {DEFAULT_CACHE_DIRECTORY}, or "
-    "PBTXT_LINT_CACHE_DIR].",
+    help="Where results are kept between runs, outside every checked repository "
+    "[default: PBTXT_LINT_CACHE_DIR, else the user's cache folder].",
 )
 @click.option("--color/--no-color", default=None, help="Force colour on or off.")
 @click.option(
@@ -249,7 +246,7 @@ def check_options(params: Mapping[str, Any]) -> CheckOptions:
     """The options of a run, from `check`'s parsed flags (the tests make theirs here).
 
     Results are kept between runs in --cache-dir, else (unless --no-cache or
-    PBTXT_LINT_NO_CACHE) in PBTXT_LINT_CACHE_DIR or `.pbtxt_lint_cache` here."""
+    PBTXT_LINT_NO_CACHE) in PBTXT_LINT_CACHE_DIR, else in the user's cache folder."""
     import dataclasses
 
     from pbtxt_lint.config import Options
@@ -258,9 +255,15 @@ def check_options(params: Mapping[str, Any]) -> CheckOptions:
     chosen = Options(**{f.name: params[f.name] for f in dataclasses.fields(Options)})
     cache_dir: Path | None = params["cache_dir"]
     off = params["no_cache"] or os.environ.get("PBTXT_LINT_NO_CACHE", "") not in ("", "0")
-    if cache_dir is None and not off:
-        cache_dir = Path(os.environ.get("PBTXT_LINT_CACHE_DIR") or DEFAULT_CACHE_DIRECTORY)
-    return CheckOptions.extending(chosen, config_file=params["config_file"], cache_dir=cache_dir)
+    if cache_dir is None and not off and os.environ.get("PBTXT_LINT_CACHE_DIR"):
+        cache_dir = Path(os.environ["PBTXT_LINT_CACHE_DIR"])
+    return CheckOptions.extending(
+        chosen,
+        config_file=params["config_file"],
+        cache=cache_dir is not None or not off,
+        cache_dir=cache_dir,
+        fixes=params["fix"] or params["diff"],
+    )
 
 
 def _run(
@@ -268,11 +271,12 @@ def _run(
 ) -> LintResult:
     """Check every path (`pbtxt_lint.check`); the baseline takes out what it records."""
     from pbtxt_lint import linter
+    from pbtxt_lint.cache import CacheError
     from pbtxt_lint.config import ConfigError
 
     try:
         result = linter.check(paths, options)
-    except ConfigError as error:
+    except (ConfigError, CacheError) as error:
         _usage_error(str(error))
     except Exception as error:  # never a traceback for the user unless asked
         _internal_error(error, debug)
