@@ -16,13 +16,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbtxt_lint.cache import (
-    CacheError,
-    CacheFolder,
-    ResultCache,
-    default_directory,
-    refuse_inside,
-)
+from pbtxt_lint.cache import CacheError, CacheFolder, ResultCache, default_directory
 from pbtxt_lint.config import Options, resolve_settings
 from pbtxt_lint.diagnostics import Diagnostic
 from pbtxt_lint.repository.layout import Overlay, PathProblem, Target, discover
@@ -104,8 +98,7 @@ def _cache_folder(options: CheckOptions, roots: Iterable[Path]) -> CacheFolder |
     if directory is None:
         return None
     try:
-        refuse_inside(directory, local)
-        return CacheFolder.open(directory)
+        return CacheFolder.open(directory, local)
     except CacheError:
         if options.cache_dir is not None:
             raise
@@ -125,13 +118,13 @@ def lint(
 
     `rules`: the rules known to the run (None: all). `jobs`: worker processes (see
     `CheckOptions.processes`). `overlay`: see `CheckOptions.overlay`. `cache_dir`: keep
-    results there between runs (None: no cache; unused with an overlay or a rule list).
+    results there between runs (None: no cache; unused with an overlay or a rule list);
+    raises `cache.CacheError` for a folder pbtxt-lint must not use.
     """
     targets, problems = discover(paths, settings.model_config_name, overlay)
     folder = None
     if cache_dir is not None and overlay is None and rules is None:
-        refuse_inside(cache_dir, [t.repository.root for t in targets])
-        folder = CacheFolder.open(cache_dir)
+        folder = CacheFolder.open(cache_dir, [t.repository.root for t in targets])
     try:
         return _lint(targets, problems, settings, rules, jobs, folder)
     finally:

@@ -603,16 +603,20 @@ def test_a_cache_folder_inside_a_checked_repository_is_refused(
         lint([repository], Settings(), cache_dir=repository)
 
 
-def test_the_users_cache_folder_inside_a_repository_is_not_used(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("variable", ["XDG_CACHE_HOME", "XDG_STATE_HOME"])
+def test_user_folders_inside_the_checked_repository_mean_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
 ) -> None:
-    """XDG_CACHE_HOME inside the checked repository (a CI job's working folder): no cache."""
+    """The user's cache folder or the key's folder inside the checked repository (a CI
+    job whose home is its working folder): no cache, and nothing written there."""
     root = tmp_path / "models"
     write(root, {"m/config.pbtxt": PYTHON_CONFIG, "m/1/model.py": python_model()})
-    monkeypatch.setenv("XDG_CACHE_HOME", str(root / ".cache"))
+    monkeypatch.setenv(variable, str(root / ".user"))
     before = tree(root)
-    options = CheckOptions(cache=True)
-    assert everything(pbtxt_lint.check([root], options)) == everything(lint([root], Settings()))
+    cold = everything(lint([root], Settings()))
+    for _ in range(2):
+        result = pbtxt_lint.check([root], CheckOptions(cache=True))
+        assert result.cached == 0 and everything(result) == cold
     assert tree(root) == before
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from pbtxt_lint.cache.entries import RepositoryCache
-from pbtxt_lint.cache.folder import CacheError, CacheFolder, default_directory, refuse_inside
+from pbtxt_lint.cache.folder import CacheError, CacheFolder, default_directory
 from pbtxt_lint.cache.keys import code_identity, settings_key
 from pbtxt_lint.repository.layout import Job, Target
 from pbtxt_lint.results import Outcome
@@ -49,7 +49,6 @@ __all__ = [
     "CacheFolder",
     "ResultCache",
     "default_directory",
-    "refuse_inside",
 ]
 
 

@@ -78,15 +78,20 @@ def _home() -> Path | None:
 def refuse_inside(directory: Path, roots: Iterable[Path]) -> None:
     """Raise CacheError if `directory` lies inside one of the repositories `roots`:
     Triton would take it for a model folder (or its files for a model's)."""
-    where = Path(os.path.abspath(directory))
+    root = _container(directory, roots)
+    if root is not None:
+        raise CacheError(
+            f"{directory}: the cache folder is inside the model repository {root}, "
+            "where Triton would try to load it as a model; choose a folder outside it"
+        )
+
+
+def _container(path: Path, roots: Iterable[Path]) -> Path | None:
+    """The repository of `roots` that `path` lies in (links resolved), if any."""
+    where = Path(os.path.abspath(path))
     with contextlib.suppress(OSError, RuntimeError):
         where = where.resolve()
-    for root in roots:
-        if root == where or root in where.parents:
-            raise CacheError(
-                f"{directory}: the cache folder is inside the model repository {root}, "
-                "where Triton would try to load it as a model; choose a folder outside it"
-            )
+    return next((root for root in roots if root == where or root in where.parents), None)
 
 
 def _supported() -> bool:
@@ -103,9 +108,11 @@ def _supported() -> bool:
 class CacheFolder:
     """The cache folder, opened once without following links, and the key of its files.
 
-    `open` raises CacheError for a folder pbtxt-lint must not use (a link, another
-    user's, writable by others, an existing folder that is not a pbtxt-lint cache) and
-    returns None when no cache can be kept (no home folder, a read-only disk, no key).
+    `open` raises CacheError for a folder pbtxt-lint must not use (inside a checked
+    repository, a link, another user's, writable by others, an existing folder that is
+    not a pbtxt-lint cache) and returns None when no cache can be kept (no home folder, a
+    read-only disk, no key, or a key that would have to be written inside a checked
+    repository).
     """
 
     def __init__(self, descriptor: int, key: bytes) -> None:
@@ -113,10 +120,17 @@ class CacheFolder:
         self._key = key
 
     @classmethod
-    def open(cls, directory: Path) -> CacheFolder | None:
+    def open(cls, directory: Path, repositories: Iterable[Path] = ()) -> CacheFolder | None:
+        """The folder `directory` for a run that checks `repositories` (their roots):
+        neither the folder nor the key may lie inside one of them."""
+        roots = list(repositories)
+        refuse_inside(directory, roots)
         if not _supported():
             return None
-        key = _key()
+        path = key_path()
+        if path is None or _container(path, roots) is not None:
+            return None  # the key would be written inside a checked repository
+        key = _key(path)
         if key is None:
             return None
         try:
@@ -249,12 +263,9 @@ def _make_folder(directory: Path) -> bool:
     return True
 
 
-def _key() -> bytes | None:
-    """The user's key for cache files, created on first use; None if it cannot be read
-    safely (a link, another user's, readable by others, not 32 bytes) or made."""
-    path = key_path()
-    if path is None:
-        return None
+def _key(path: Path) -> bytes | None:
+    """The user's key for cache files at `path`, created on first use; None if it cannot
+    be read safely (a link, another user's, readable by others, not 32 bytes) or made."""
     key = _read_key(path)
     if key is not None:
         return key
