@@ -122,9 +122,10 @@ def lint(
     raises `cache.CacheError` for a folder pbtxt-lint must not use.
     """
     targets, problems = discover(paths, settings.model_config_name, overlay)
+    local = [t.repository.root for t in targets if not is_remote(t.repository.root)]
     folder = None
-    if cache_dir is not None and overlay is None and rules is None:
-        folder = CacheFolder.open(cache_dir, [t.repository.root for t in targets])
+    if cache_dir is not None and overlay is None and rules is None and local:
+        folder = CacheFolder.open(cache_dir, local)
     try:
         return _lint(targets, problems, settings, rules, jobs, folder)
     finally:

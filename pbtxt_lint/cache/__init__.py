@@ -57,7 +57,6 @@ class ResultCache:
 
     def __init__(self, folder: CacheFolder, targets: Sequence[Target], settings: object) -> None:
         setting, code = settings_key(settings), code_identity()
-        self._folder = folder
         self._repositories = {
             target.repository: RepositoryCache(folder, target, setting, code) for target in targets
         }
