@@ -16,7 +16,6 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbtxt_lint.cache import CacheError, CacheFolder, ResultCache, default_directory
 from pbtxt_lint.config import Options, resolve_settings
 from pbtxt_lint.diagnostics import Diagnostic
 from pbtxt_lint.repository.layout import Overlay, PathProblem, Target, discover
@@ -25,6 +24,7 @@ from pbtxt_lint.settings import Settings
 from pbtxt_lint.storage import is_remote
 
 if TYPE_CHECKING:
+    from pbtxt_lint.cache import CacheFolder
     from pbtxt_lint.repository.layout import Job
     from pbtxt_lint.rules.base import PlannedRule
 
@@ -94,6 +94,9 @@ def _cache_folder(options: CheckOptions, roots: Iterable[Path]) -> CacheFolder |
     local = [root for root in roots if not is_remote(root)]
     if not options.cache or options.overlay is not None or not local:
         return None
+    # Deferred for start-up time, here and below: only a run that keeps results needs it.
+    from pbtxt_lint.cache import CacheError, CacheFolder, default_directory
+
     directory = options.cache_dir or default_directory()
     if directory is None:
         return None
@@ -125,6 +128,8 @@ def lint(
     local = [t.repository.root for t in targets if not is_remote(t.repository.root)]
     folder = None
     if cache_dir is not None and overlay is None and rules is None and local:
+        from pbtxt_lint.cache import CacheFolder
+
         folder = CacheFolder.open(cache_dir, local)
     try:
         return _lint(targets, problems, settings, rules, jobs, folder)
@@ -149,6 +154,8 @@ def _lint(
     # No result cache for a repository in a bucket: see README, "Cloud repositories".
     cache = None
     if folder is not None and rules is None and not remote:
+        from pbtxt_lint.cache import ResultCache
+
         cache = ResultCache(folder, targets, settings)
     outcomes: dict[Job, Outcome] = cache.lookup(jobs, fixes) if cache is not None else {}
     result.cached = len(outcomes)

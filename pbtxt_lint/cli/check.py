@@ -271,14 +271,15 @@ def _run(
 ) -> LintResult:
     """Check every path (`pbtxt_lint.check`); the baseline takes out what it records."""
     from pbtxt_lint import linter
-    from pbtxt_lint.cache import CacheError
-    from pbtxt_lint.config import ConfigError
 
     try:
         result = linter.check(paths, options)
-    except (ConfigError, CacheError) as error:
-        _usage_error(str(error))
     except Exception as error:  # never a traceback for the user unless asked
+        from pbtxt_lint.cache import CacheError  # deferred: only runs that keep results load it
+        from pbtxt_lint.config import ConfigError
+
+        if isinstance(error, (ConfigError, CacheError)):
+            _usage_error(str(error))
         _internal_error(error, debug)
     if baseline is not None:
         result.diagnostics, result.baselined = baseline.split(result.diagnostics)
