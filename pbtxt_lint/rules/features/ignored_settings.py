@@ -101,6 +101,7 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
     "unknown-backend-parameter",
     INFO,
     "A `parameters` key the model's backend does not read (often a typo or wrong case).",
+    backend=("pytorch", "python"),
 )
 def unknown_backend_parameter(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime, TensorRT, PyTorch, OpenVINO and Python read a fixed set of

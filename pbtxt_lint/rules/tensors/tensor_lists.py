@@ -129,6 +129,7 @@ def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
     "A model that declares no inputs or no outputs (and no backend completes them).",
     triton="model configuration must contain at least one input, none were specified.",
     stage=Stage.LOAD,
+    backend="pytorch",
 )
 def no_inputs_or_outputs(context: ModelContext) -> Iterator[Finding]:
     """Triton's core accepts a config without inputs or outputs; the backend decides.
