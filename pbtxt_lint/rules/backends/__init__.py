@@ -15,4 +15,13 @@ MODULES: tuple[str, ...] = (
     "pytorch_naming",
     "pytorch_forward",
     "pytorch_threads",
+    "tensorrt_cuda_graphs",
+    "tensorrt_shape_tensors",
+    "openvino_batching",
+    "tensorflow_accelerators",
+    "tensorflow_parameters",
+    "tensorflow_signature",
+    "fil_parameters",
+    "fil_model",
+    "dali_pipeline",
 )
