@@ -9,18 +9,20 @@ rules read them thousands of times per repository.
 A `Workspace` is the one place contexts are made: one per repository and settings,
 one context per model. A check about one model that needs another (an ensemble and its
 composing models) asks the workspace, so that model is parsed, completed and read once,
-with the same settings, whoever asks.
+with the same settings, whoever asks; whether that model loads is the workspace's
+`loading` service (`analysis.loading`).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from pbtxt_lint.analysis.completed import STRICT_NOTE, CompletedConfig
+from pbtxt_lint.analysis.loading import Loading
+from pbtxt_lint.analysis.reads import ReadLog
 from pbtxt_lint.repository.layout import ConfigFile, ModelFolder, Repository
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
@@ -47,40 +49,26 @@ class Scope(enum.Enum):
     (for repositories whose configs live apart from their model folders)."""
 
 
-@dataclass(frozen=True)
-class ModelError:
-    """The first error the linter reports on a model, as another model's check sees it
-    (an ensemble whose composing model fails)."""
-
-    code: str
-    name: str
-    message: str
-    at_poll: bool
-    """Triton reports it while reading the repository (parse or poll), not at load."""
-
-
-FirstError = Callable[["ModelContext"], ModelError | None]
-
-
 class Workspace:
     """The models of one repository under one set of settings, each context made once.
 
-    `first_error` is supplied by the engine, which knows the rules: the first error it
-    finds on a model (poll-stage errors first), or None.
+    `loading` answers whether a model loads (the engine supplies the rules it asks);
+    `reads`, in a run that keeps results, records what each model's checks read beyond
+    its own folder, and the checks then see the repository through it.
     """
 
     def __init__(
         self,
         repository: Repository,
         settings: Settings,
-        first_error: FirstError | None = None,
+        loading: Loading | None = None,
+        reads: ReadLog | None = None,
     ) -> None:
-        self.repository = repository
+        self.repository = reads.repository if reads is not None else repository
         self.settings = settings
-        self._first_error = first_error
+        self.loading = loading or Loading()
+        self.reads = reads
         self._contexts: dict[str, ModelContext] = {}
-        self._errors: dict[str, ModelError | None] = {}
-        self._checking: set[str] = set()
         self._memo: dict[object, object] = {}
 
     def context(self, folder: ModelFolder) -> ModelContext:
@@ -95,49 +83,6 @@ class Workspace:
         folder = self.repository.model(name)
         return self.context(folder) if folder is not None else None
 
-    def first_error(self, context: ModelContext) -> ModelError | None:
-        """The first error on `context`'s model, computed once; None while that model's
-        own checks are running (ensembles that contain each other)."""
-        name = context.model.name
-        if self._first_error is None or name in self._checking:
-            return None
-        if name not in self._errors:
-            self._first_errors_inward_first(context, self._first_error)
-        return self._errors[name]
-
-    def _first_errors_inward_first(self, context: ModelContext, compute: FirstError) -> None:
-        """The first errors of `context` and of the models its ensemble steps name,
-        innermost first, so an ensemble's check finds its steps' errors computed: a walk,
-        not a recursion, whose depth would be the nesting (thousands of ensembles). As
-        before, the models on the way in count as being checked while one is computed."""
-        path = [context]
-        ahead = [iter(self._step_models(context))]
-        self._checking.add(context.model.name)
-        try:
-            while ahead:
-                inner = next(ahead[-1], None)
-                if inner is None:
-                    ahead.pop()
-                    done = path.pop()
-                    self._errors[done.model.name] = compute(done)
-                    self._checking.discard(done.model.name)
-                elif (
-                    inner.model.name not in self._errors and inner.model.name not in self._checking
-                ):
-                    path.append(inner)
-                    ahead.append(iter(self._step_models(inner)))
-                    self._checking.add(inner.model.name)
-        finally:
-            self._checking.difference_update(c.model.name for c in path)
-
-    def _step_models(self, context: ModelContext) -> list[ModelContext]:
-        """The models an ensemble's steps name that the repository holds."""
-        config = context.effective
-        if config is None or not config.HasField("ensemble_scheduling"):
-            return []
-        names = dict.fromkeys(step.model_name for step in config.ensemble_scheduling.step)
-        return [found for name in names if (found := self.model(name)) is not None]
-
     def shared(self, compute: Callable[[Workspace], T]) -> T:
         """`compute(self)`, once per workspace: a fact about the whole repository that
         every model's checks read (the dependency graph of its ensembles)."""
@@ -145,23 +90,10 @@ class Workspace:
             self._memo[compute] = compute(self)
         return cast(T, self._memo[compute])
 
-    def checking(self, context: ModelContext) -> _Checking:
-        """Mark `context`'s model as being checked while a check looks at others."""
-        return _Checking(self._checking, context.model.name)
-
-
-class _Checking:
-    def __init__(self, names: set[str], name: str) -> None:
-        self._names, self._name = names, name
-        self._added = False
-
-    def __enter__(self) -> None:
-        self._added = self._name not in self._names
-        self._names.add(self._name)
-
-    def __exit__(self, *_: object) -> None:
-        if self._added:
-            self._names.discard(self._name)
+    def reached(self, context: ModelContext) -> None:
+        """A check reuses what was computed for `context`'s model (see `reads`)."""
+        if self.reads is not None:
+            self.reads.name(context.model.name)
 
 
 class ModelContext:
@@ -272,6 +204,7 @@ class ModelContext:
         """`compute(self)`, once per model: a view several rules derive the same way
         (resolved instance groups, warmup samples...) is computed for the first and
         reused by the others."""
+        self.workspace.reached(self)
         memo = self._memo
         if compute not in memo:
             memo[compute] = compute(self)

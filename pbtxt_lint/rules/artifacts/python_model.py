@@ -48,6 +48,7 @@ def _line(line: int) -> Span | None:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
     """The Python backend imports `model.py` in its stub process; a syntax error fails
@@ -95,6 +96,7 @@ def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_model_class_missing(context: ModelContext) -> Iterator[Finding]:
     """The stub imports `model.py` and instantiates the class named exactly
@@ -135,6 +137,7 @@ def python_model_class_missing(context: ModelContext) -> Iterator[Finding]:
     stage=INFERENCE,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_execute_missing(context: ModelContext) -> Iterator[Finding]:
     """The model loads, but the stub calls `execute(requests)` for every batch of
@@ -173,6 +176,7 @@ def python_execute_missing(context: ModelContext) -> Iterator[Finding]:
     triton="AttributeError: 'NoneType' object has no attribute 'as_numpy'",
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend=("python", "tensorrtllm"),  # and TensorRT-LLM's postprocessing model.py
 )
 def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
     """The Python backend never compares the code with the config, so a renamed tensor
@@ -346,6 +350,7 @@ def _auto_complete_outcomes(
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_auto_complete_fails(context: ModelContext) -> Iterator[Finding]:
     """With auto-complete on, the stub runs `TritonPythonModel.auto_complete_config`

@@ -32,6 +32,7 @@ WARNING, INFO = Severity.WARNING, Severity.INFO
     WARNING,
     "Implicit state (sequence_batching.state) on a backend that does not keep it.",
     triton="(no message: the state input never holds the previous output)",
+    backend="python",
 )
 def implicit_state_unsupported(context: ModelContext) -> Iterator[Finding]:
     """A `state` block asks Triton to feed a model's output (`output_name`) back as its

@@ -34,6 +34,7 @@ KEYWORD = "$$TRITON_MODEL_DIRECTORY"
     "FORCE_CPU_ONLY_INPUT_TENSORS other than `yes` or `no`.",
     triton="Incorrect value for FORCE_CPU_ONLY_INPUT_TENSORS: <v>'",
     stage=Stage.LOAD,
+    backend="python",
 )
 def python_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     """The Python backend accepts exactly `yes` or `no` (lower case) for
@@ -65,6 +66,7 @@ def python_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     triton="Failed to get the canonical path for <path>.",
     stage=Stage.LOAD,
     scope=Scope.FILES,
+    backend="python",
 )
 def python_execution_env_missing(context: ModelContext) -> Iterator[Finding]:
     """The Python backend unpacks the conda-pack archive (or uses the folder) named by
@@ -111,6 +113,7 @@ def python_execution_env_missing(context: ModelContext) -> Iterator[Finding]:
     "EXECUTION_ENV_PATH relative, or with $$TRITON_MODEL_DIRECTORY after its start or before '..'.",
     triton="Failed to get the canonical path for <mangled path>.",
     stage=Stage.LOAD,
+    backend="python",
 )
 def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
     """The backend replaces `$$TRITON_MODEL_DIRECTORY` with the model folder, but it

@@ -24,6 +24,7 @@ ERROR = Severity.ERROR
     "A PyTorch (TorchScript) on/off or thread-count parameter the backend cannot parse.",
     triton="failed to convert '<v>' to boolean / failed to convert '<v>' to integral number",
     stage=Stage.LOAD,
+    backend="pytorch",
 )
 def pytorch_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     """The PyTorch backend parses DISABLE_OPTIMIZED_EXECUTION, INFERENCE_MODE,
