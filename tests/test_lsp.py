@@ -106,7 +106,7 @@ async def wait_for(
     client: LanguageClient,
     uri: str,
     condition: Callable[[Sequence[lsp.Diagnostic]], bool],
-    timeout: float = 20,
+    timeout: float = 60,
 ) -> Sequence[lsp.Diagnostic]:
     """The diagnostics of `uri` once they satisfy `condition`."""
     deadline = asyncio.get_running_loop().time() + timeout
