@@ -17,7 +17,7 @@ import pickle
 import signal
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -52,10 +52,13 @@ def lint_models(
     rules: Sequence[PlannedRule],
     todo: Sequence[int] | None,
     jobs: int | None,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[int, Outcome]:
     """Lint the selected models of `targets` (those at the positions `todo` of the
     work list, in target order; None: all), each by itself; `rules` are the rules
-    known to the run (the active ones are those the settings select)."""
+    known to the run (the active ones are those the settings select). `progress` is
+    told how many models are done so far (with workers, an estimate from this
+    process's share)."""
     plan = _Plan(targets, settings, [r for r in rules if settings.wants(r.code)], rules)
     indexes = list(range(len(plan.work))) if todo is None else list(todo)
     workers = _workers(len(indexes), jobs)
@@ -73,8 +76,13 @@ def lint_models(
     gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
     try:
         if workers > 1:
-            return _lint_in_workers(plan, indexes, workers)
-        return {index: plan.lint_model(index) for index in indexes}
+            return _lint_in_workers(plan, indexes, workers, progress)
+        outcomes: dict[int, Outcome] = {}
+        for index in indexes:
+            outcomes[index] = plan.lint_model(index)
+            if progress is not None:
+                progress(len(outcomes))
+        return outcomes
     finally:
         gc.set_threshold(*threshold)
 
@@ -193,7 +201,9 @@ def _workers(models: int, jobs: int | None) -> int:
     return max(1, min(wanted, models))
 
 
-def _lint_in_workers(plan: _Plan, indexes: list[int], workers: int) -> dict[int, Outcome]:
+def _lint_in_workers(
+    plan: _Plan, indexes: list[int], workers: int, progress: Callable[[int], None] | None
+) -> dict[int, Outcome]:
     """Lint `plan` in this process and `workers - 1` forked ones, merged in model order.
 
     Model i goes to process i % workers: neighbouring models tend to cost alike, so the
@@ -231,6 +241,8 @@ def _lint_in_workers(plan: _Plan, indexes: list[int], workers: int) -> dict[int,
         outcomes: dict[int, Outcome] = {}
         for index in (index for share in here for index in share):
             outcomes[index] = plan.lint_model(index)
+            if progress is not None:  # the workers go at about this process's pace
+                progress(min(len(outcomes) * workers, len(indexes)))
         while children:
             pid, read_end, share = children.pop(0)
             reply = _collect(pid, read_end, len(share))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +42,9 @@ class LintResult:
     models: int = 0
     files: int = 0
     path_problems: list[PathProblem] = field(default_factory=list)
+    skipped: list[PathProblem] = field(default_factory=list)
+    """Files given that belong to no model (a pre-commit hook passes every changed file
+    its pattern matches): said, not a failure."""
     internal_errors: list[InternalError] = field(default_factory=list)
     suppressed: int = 0  # silenced by `# pbtxt-lint: disable` comments
     baselined: int = 0  # left out because the baseline records them
@@ -59,6 +62,7 @@ class LintResult:
         self.models += other.models
         self.files += other.files
         self.path_problems.extend(other.path_problems)
+        self.skipped.extend(other.skipped)
         self.internal_errors.extend(other.internal_errors)
         self.suppressed += other.suppressed
         self.baselined += other.baselined
@@ -74,6 +78,7 @@ def lint(
     jobs: int | None = None,
     overlay: Overlay | None = None,
     cache_dir: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> LintResult:
     """Check the repositories, models or config files at `paths`.
 
@@ -81,10 +86,14 @@ def lint(
     enough to gain from it; 1: in this process). `overlay`: config text by absolute
     path, checked instead of those files' bytes (an editor's unsaved buffers).
     `cache_dir`: where results of earlier runs are kept (None: no cache); unused with
-    an overlay or an explicit rule list.
+    an overlay or an explicit rule list. `progress`: told (models done, models in the
+    run) as the run goes (the CLI draws it on a terminal).
     """
-    targets, path_problems = discover(paths, settings.model_config_name, overlay)
-    result = LintResult(path_problems=path_problems)
+    targets, problems = discover(paths, settings.model_config_name, overlay)
+    result = LintResult(
+        path_problems=[p for p in problems if not p.skipped],
+        skipped=[p for p in problems if p.skipped],
+    )
     work = [(target, name) for target in targets for name in target.selected]
     caches: list[_Keys] = []
     outcomes: dict[int, Outcome] = {}
@@ -107,7 +116,15 @@ def lint(
         from pbtxt_lint.config import known_rules  # deferred: a fully cached run needs no rule
         from pbtxt_lint.engine import lint_models
 
-        linted = lint_models(targets, settings, rules or known_rules(), todo, jobs)
+        done_before, total = len(outcomes), len(work)
+
+        def advanced(done: int) -> None:
+            assert progress is not None
+            progress(done_before + done, total)
+
+        linted = lint_models(
+            targets, settings, rules or known_rules(), todo, jobs, advanced if progress else None
+        )
         outcomes.update(linted)
         if caches:
             for index, outcome in linted.items():  # first what each linted model reads
