@@ -68,7 +68,7 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL218', 'duplicate-tensor-name', E, 'Two inputs or two outputs with the same name, or an input and an output sharing one.', Stage.LOAD, True, False, Scope.ANY, 'tensors.tensor_lists'),
     RuleInfo('PL219', 'no-inputs-or-outputs', E, 'A model that declares no inputs or no outputs (and no backend completes them).', Stage.LOAD, True, False, Scope.ANY, 'tensors.tensor_lists'),
     RuleInfo('PL220', 'ragged-batch-without-batching', I, 'allow_ragged_batch on a model that never batches requests.', Stage.NEVER, True, False, Scope.ANY, 'tensors.input_flags'),
-    RuleInfo('PL221', 'image-format-ignored', I, 'format FORMAT_NHWC/FORMAT_NCHW, which no backend acts on.', Stage.NEVER, True, False, Scope.ANY, 'tensors.formats'),
+    RuleInfo('PL221', 'image-format-ignored', I, 'format FORMAT_NHWC/FORMAT_NCHW whose dims read as the other layout; no backend acts on the format.', Stage.NEVER, True, False, Scope.ANY, 'tensors.formats'),
     RuleInfo('PL222', 'data-type-unsupported-by-backend', E, "An input or output data type the model's backend cannot take.", Stage.LOAD, True, False, Scope.ANY, 'tensors.data_types'),
     RuleInfo('PL223', 'batch-io-unknown-kind', E, 'A batch_input or batch_output kind given as a number that is not a declared kind.', Stage.POLL, True, False, Scope.ANY, 'tensors.batch_io'),
     RuleInfo('PL224', 'batch-axis-in-image-dims', W, 'An image input whose dims repeat the batch axis that max_batch_size > 0 adds ([-1,3,224,224]), on a backend that loads it without comparing shapes.', Stage.INFERENCE, True, False, Scope.ANY, 'tensors.batch_axis'),
