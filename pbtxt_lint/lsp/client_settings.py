@@ -40,11 +40,11 @@ def project_url(label: str) -> str | None:
     from importlib import metadata  # deferred: read once, when the server starts
 
     try:
-        entries = metadata.metadata("pbtxt-lint").get_all("Project-URL") or []
+        entries: list[str] = metadata.metadata("pbtxt-lint").get_all("Project-URL") or []
     except metadata.PackageNotFoundError:
         return None
     for entry in entries:
-        name, _, url = entry.partition(",")
+        name, _, url = str(entry).partition(",")
         if name.strip() == label and url.strip():
             return url.strip()
     return None
