@@ -28,7 +28,7 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL015', 'unused-suppression', W, 'A `# pbtxt-lint: disable` comment that silences nothing, or names no rule.', Stage.NEVER, False, False, Scope.ANY, 'meta'),
     RuleInfo('PL016', 'unknown-in-target-release', E, 'A field or enum value that the target Triton release (--triton-version) does not know.', Stage.PARSE, True, False, Scope.ANY, 'meta'),
     RuleInfo('PL017', 'not-text', E, 'The config file is not text: a binary-serialized ModelConfig, UTF-16, or other binary data.', Stage.PARSE, False, False, Scope.ANY, 'syntax'),
-    RuleInfo('PL018', 'quoted-template-placeholder', W, 'An unfilled template placeholder inside a string: Triton reads it, the backend gets the literal text.', Stage.NEVER, False, False, Scope.ANY, 'syntax'),
+    RuleInfo('PL018', 'quoted-template-placeholder', I, 'An unfilled template placeholder inside a string: Triton reads it, the backend gets the literal text.', Stage.NEVER, False, False, Scope.ANY, 'syntax'),
     RuleInfo('PL019', 'problems-not-shown', E, 'How many more problems a file Triton refuses has, past the first 20 shown.', Stage.PARSE, False, False, Scope.ANY, 'syntax'),
     RuleInfo('PL101', 'stray-folder', E, 'A hidden or tool folder in the repository, which Triton tries to load as a model.', Stage.POLL, False, True, Scope.ANY, 'layout.folders'),
     RuleInfo('PL102', 'missing-config', E, 'A model folder without config.pbtxt while auto-complete is disabled.', Stage.POLL, False, False, Scope.ANY, 'layout.config_files'),

@@ -324,18 +324,20 @@ quoted_placeholder = _parser_rule(
     ProblemKind.QUOTED_PLACEHOLDER,
     "PL018",
     "quoted-template-placeholder",
-    WARNING,
+    INFO,
     "An unfilled template placeholder inside a string: Triton reads it, the backend gets "
     "the literal text.",
     needs_config=False,
     doc="""
     `string_value: "${engine_dir}"` parses, so Triton loads the file, and the backend
-    (or model.py) receives the eleven characters `${engine_dir}` as the value: a path
-    that does not exist, a number that does not parse, a flag that is neither true nor
-    false. What then fails depends on the backend and the parameter (TensorRT-LLM's own
-    parameters have their own rules); the value is never the one the template meant.
-    Reported once per file, listing the placeholders. Only `${...}` and `{{ ... }}`
-    count inside strings: `$$TRITON_MODEL_DIRECTORY` is Triton's own variable.
+    (or model.py) receives the text `${engine_dir}` as the value. What that does depends
+    on who reads it: TensorRT-LLM's backend and its Python models take a value of the
+    form `${...}` as not set (their default; its `fill_template.py` leaves optional
+    parameters so, and its own parameters have their own rules), any other backend or
+    model.py gets the text itself, as a path, a number or a flag. A fact worth knowing
+    (info), never a guess at a failure: once per file, listing the placeholders. Only
+    `${...}` and `{{ ... }}` count inside strings: `$$TRITON_MODEL_DIRECTORY` is
+    Triton's own variable. A placeholder where a value belongs is PL009.
 
     Bad:
         parameters { key: "tokenizer_dir" value: { string_value: "${tokenizer_dir}" } }

@@ -172,9 +172,11 @@ def placeholder_problems(text: str) -> list[Problem]:
             Problem(
                 ProblemKind.QUOTED_PLACEHOLDER,
                 f"{_count(quoted)} inside strings: {_listing(quoted)}; Triton reads the file "
-                f"as it is, so the backend gets the literal text '{quoted[0].text}' as the value",
+                f"as it is and hands the backend the text '{quoted[0].text}' itself (which "
+                "TensorRT-LLM's backend and models read as not set; anything else gets the "
+                "text as the value)",
                 quoted[0].span,
-                render,
+                "give each the value meant, or delete the parameter to leave it unset",
             )
         ]
     return []
