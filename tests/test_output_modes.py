@@ -11,19 +11,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_cli import GOOD
+from test_cli import MINIMAL_MODEL_PY as MODEL_PY
 
 from pbtxt_lint.cli import cli
 from pbtxt_lint.cli.progress import DELAY, Progress
 from pbtxt_lint.linter import lint
 from pbtxt_lint.settings import Settings
 
-MODEL_PY = "class TritonPythonModel:\n    def execute(self, requests):\n        return []\n"
-BATCHING = """name: "m"
-backend: "python"
-max_batch_size: 8
-input [ { name: "IN" data_type: TYPE_FP32 dims: [ 4 ] } ]
-output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 4 ] } ]
-"""
+BATCHING = GOOD.replace("max_batch_size: 0", "max_batch_size: 8")
 """A clean model but for one info: PL319, batching without a scheduler."""
 TYPO = BATCHING.replace(
     "data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput", "data_typ: TYPE_FP32 } ]\noutput"
