@@ -380,9 +380,8 @@ def create_server() -> PbtxtLanguageServer:
         except FormatError as error:
             # Shown, not logged: the user asked for formatting and would otherwise see
             # nothing happen.
-            ls.window_show_message(
-                lsp.ShowMessageParams(lsp.MessageType.Warning, f"pbtxt-lint: not formatted: {error}")
-            )
+            message = f"pbtxt-lint: not formatted: {error}"
+            ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Warning, message))
             return None
         edit = actions.minimal_edit(config.text, formatted, config.index)
         return [edit] if edit is not None else []
