@@ -173,8 +173,8 @@ def placeholder_problems(text: str) -> list[Problem]:
                 ProblemKind.QUOTED_PLACEHOLDER,
                 f"{_count(quoted)} inside strings: {_listing(quoted)}; Triton reads the file "
                 f"as it is and hands the backend the text '{quoted[0].text}' itself (which "
-                "TensorRT-LLM's backend and models read as not set; anything else gets the "
-                "text as the value)",
+                "TensorRT-LLM's backend and models take as not set for most of their "
+                "parameters; anything else gets the text as the value)",
                 quoted[0].span,
                 "give each the value meant, or delete the parameter to leave it unset",
             )
