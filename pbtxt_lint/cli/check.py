@@ -13,20 +13,18 @@ names the flag that shows them. Machine formats get everything unless told other
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import click
 
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from pbtxt_lint.cli.urls import LOCAL_ONLY, RepositoryPath
 from pbtxt_lint.storage import is_remote
-
-DEFAULT_CACHE_DIRECTORY = ".pbtxt_lint_cache"
-"""The cache folder of a run without --cache-dir, in the working folder (as ruff's)."""
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
 HUMAN_FORMATS = ("text", "concise")
@@ -41,7 +39,7 @@ if TYPE_CHECKING:
     from pbtxt_lint.config import Resolved
     from pbtxt_lint.diagnostics import Severity
     from pbtxt_lint.fixes import FixOutcome
-    from pbtxt_lint.linter import LintResult
+    from pbtxt_lint.linter import CheckOptions, LintResult
     from pbtxt_lint.report.text import NotShown
     from pbtxt_lint.repository.layout import Overlay
 
@@ -189,8 +187,8 @@ def _usage_error(message: str) -> NoReturn:
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
     metavar="DIR",
-    help=f"Where results are kept between runs [default: {DEFAULT_CACHE_DIRECTORY}, or "
-    "PBTXT_LINT_CACHE_DIR].",
+    help="Where results are kept between runs, outside every checked repository "
+    "[default: PBTXT_LINT_CACHE_DIR, else the user's cache folder].",
 )
 @click.option("--color/--no-color", default=None, help="Force colour on or off.")
 @click.option(
@@ -235,8 +233,6 @@ def check(
     """Check model repositories, model folders or config.pbtxt files (default: .), on
     disk or in a bucket (s3://, gs://, as://); `-` reads a config from standard input
     (with --stdin-filename)."""
-    from pbtxt_lint.config import ConfigError, Options, resolve_settings
-
     if model_config_name is not None and not model_config_name:
         raise click.BadParameter("empty argument", param_hint="--model-config-name")
     if unsafe_fixes and not (fix or diff):
@@ -247,33 +243,20 @@ def check(
     remote = [str(p) for p in paths if is_remote(p)]
     if fix and remote:
         _usage_error(f"{remote[0]}: " + LOCAL_ONLY.format(command="--fix"))
-    options = Options(
-        select=select,
-        ignore=ignore,
-        extend_select=extend_select,
-        disable_auto_complete_config=disable_auto_complete_config,
-        model_config_name=model_config_name,
-        gpus=gpus,
-        triton_version=triton_version,
-        config_only=config_only,
-        python_packages=python_packages,
-        container=container,
-        backends=backends,
-    )
-    targets = list(paths) or [Path(".")]
-    try:
-        groups = resolve_settings(targets, options, config_file)
-    except ConfigError as error:
-        _usage_error(str(error))
+    options = check_options(click.get_current_context().params)
+    if overlay is not None:
+        options = dataclasses.replace(options, overlay=overlay)
     if show_settings:
-        _show_settings(groups)
+        _show_settings(paths, options)
         sys.exit(EXIT_OK)
     baseline = _load_baseline(baseline_file) if baseline_file is not None else None
-    cache = _cache_directory(no_cache, cache_dir)
     progress = _progress()
     try:
         result = _run(
-            groups, baseline if write_baseline is None else None, debug, cache, overlay, progress
+            paths,
+            dataclasses.replace(options, progress=progress),
+            baseline if write_baseline is None else None,
+            debug,
         )
     finally:
         if progress is not None:
@@ -289,7 +272,7 @@ def check(
         fixable = _show_diff(result, unsafe_fixes, debug)
         sys.exit(EXIT_USAGE if failed else EXIT_ERRORS if fixable else EXIT_OK)
     if fix:
-        result = _fix(groups, baseline, result, unsafe_fixes, debug, cache)
+        result = _fix(paths, options, baseline, result, unsafe_fixes, debug)
     chosen = output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     from pbtxt_lint.diagnostics import Severity
 
@@ -303,7 +286,7 @@ def check(
     not_shown = _apply_threshold(result, threshold)
     if statistics:
         chosen = "statistics"
-    _emit(result, chosen, output_file, color, not_shown, overlay)
+    _emit(result, chosen, output_file, color, not_shown)
     if failed:
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_ERRORS if errors and not exit_zero else EXIT_OK)
@@ -389,35 +372,44 @@ def _report_remote(result: LintResult) -> None:
             click.echo(f"pbtxt-lint: {line}", err=True)
 
 
-def _cache_directory(no_cache: bool, cache_dir: Path | None) -> Path | None:
-    """Where results are kept between runs: --cache-dir, else none with --no-cache or
-    PBTXT_LINT_NO_CACHE, else PBTXT_LINT_CACHE_DIR or `.pbtxt_lint_cache` here."""
-    if cache_dir is not None:
-        return cache_dir
-    if no_cache or os.environ.get("PBTXT_LINT_NO_CACHE", "") not in ("", "0"):
-        return None
-    return Path(os.environ.get("PBTXT_LINT_CACHE_DIR") or DEFAULT_CACHE_DIRECTORY)
+def check_options(params: Mapping[str, Any]) -> CheckOptions:
+    """The options of a run, from `check`'s parsed flags (the tests make theirs here).
+
+    Results are kept between runs in --cache-dir, else (unless --no-cache or
+    PBTXT_LINT_NO_CACHE) in PBTXT_LINT_CACHE_DIR, else in the user's cache folder."""
+    import dataclasses
+
+    from pbtxt_lint.config import Options
+    from pbtxt_lint.linter import CheckOptions
+
+    chosen = Options(**{f.name: params[f.name] for f in dataclasses.fields(Options)})
+    cache_dir: Path | None = params["cache_dir"]
+    off = params["no_cache"] or os.environ.get("PBTXT_LINT_NO_CACHE", "") not in ("", "0")
+    if cache_dir is None and not off and os.environ.get("PBTXT_LINT_CACHE_DIR"):
+        cache_dir = Path(os.environ["PBTXT_LINT_CACHE_DIR"])
+    return CheckOptions.extending(
+        chosen,
+        config_file=params["config_file"],
+        cache=cache_dir is not None or not off,
+        cache_dir=cache_dir,
+        fixes=params["fix"] or params["diff"],
+    )
 
 
 def _run(
-    groups: Sequence[Resolved],
-    baseline: Baseline | None,
-    debug: bool,
-    cache: Path | None,
-    overlay: Overlay | None = None,
-    progress: Progress | None = None,
+    paths: Sequence[Path], options: CheckOptions, baseline: Baseline | None, debug: bool
 ) -> LintResult:
-    """Lint every group of paths under its own settings; one merged result."""
-    from pbtxt_lint.linter import LintResult, lint
+    """Check every path (`pbtxt_lint.check`); the baseline takes out what it records."""
+    from pbtxt_lint import linter
 
-    result = LintResult()
     try:
-        for group in groups:
-            linted = lint(
-                group.paths, group.settings, cache_dir=cache, overlay=overlay, progress=progress
-            )
-            result.merge(linted)
+        result = linter.check(paths, options)
     except Exception as error:  # never a traceback for the user unless asked
+        from pbtxt_lint.cache import CacheError  # deferred: only runs that keep results load it
+        from pbtxt_lint.config import ConfigError
+
+        if isinstance(error, (ConfigError, CacheError)):
+            _usage_error(str(error))
         _internal_error(error, debug)
     if baseline is not None:
         result.diagnostics, result.baselined = baseline.split(result.diagnostics)
@@ -470,18 +462,18 @@ def _show_diff(result: LintResult, unsafe: bool, debug: bool) -> int:
 
 
 def _fix(
-    groups: Sequence[Resolved],
+    paths: Sequence[Path],
+    options: CheckOptions,
     baseline: Baseline | None,
     result: LintResult,
     unsafe: bool,
     debug: bool,
-    cache: Path | None,
 ) -> LintResult:
     """`--fix`: write the fixes, then check again and return what remains."""
     written = [o for o in _outcomes(result, unsafe, True, debug) if o.written]
     fixed = sum(o.applied for o in written)
     click.echo(f"Fixed {fixed} problem(s) in {len(written)} file(s).", err=True)
-    return _run(groups, baseline, debug, cache) if written else result
+    return _run(paths, options, baseline, debug) if written else result
 
 
 def _emit(
@@ -490,16 +482,14 @@ def _emit(
     output_file: Path | None,
     color: bool | None,
     not_shown: NotShown,
-    given: Overlay | None,
 ) -> None:
-    """Write the report in `output_format`, to `output_file` or standard output
-    (`given`: text checked from standard input, for code frames)."""
+    """Write the report in `output_format`, to `output_file` or standard output."""
     if output_file is None:
-        _render(result, output_format, sys.stdout, color, not_shown, given)
+        _render(result, output_format, sys.stdout, color, not_shown)
         return
     try:
         with output_file.open("w", encoding="utf-8") as stream:
-            _render(result, output_format, stream, False, not_shown, given)
+            _render(result, output_format, stream, False, not_shown)
     except OSError as error:
         _usage_error(f"{output_file}: cannot write the report: {error.strerror or error}")
 
@@ -510,12 +500,11 @@ def _render(
     stream: TextIO,
     color: bool | None,
     not_shown: NotShown,
-    given: Overlay | None,
 ) -> None:
     if output_format == "text":
         from pbtxt_lint.report.text import render_text
 
-        render_text(result, stream, color=color, not_shown=not_shown, given=given)
+        render_text(result, stream, color=color, not_shown=not_shown)
     elif output_format == "concise":
         from pbtxt_lint.report.concise import render_concise
 
@@ -548,8 +537,16 @@ def _render_document(result: LintResult, output_format: str) -> str:
     return render_gitlab(result)
 
 
-def _show_settings(groups: Sequence[Resolved]) -> None:
+def _show_settings(paths: Sequence[Path], options: CheckOptions) -> None:
     """The effective settings of each group of paths, with where each value came from."""
+    from pbtxt_lint.config import ConfigError, resolve_settings
+
+    try:
+        groups: list[Resolved] = resolve_settings(
+            list(paths) or [Path(".")], options, options.config_file
+        )
+    except ConfigError as error:
+        _usage_error(str(error))
     for number, group in enumerate(groups):
         if number:
             click.echo()

@@ -55,26 +55,6 @@ def code_frame(
     return f"{gutter}{shown}\n{underline}"
 
 
-class _LineCache:
-    """Reads each reported file once, for code frames; `given` holds the text of files
-    checked from elsewhere than disk (standard input), by path."""
-
-    def __init__(self, given: Mapping[Path, str] | None = None) -> None:
-        self._files: dict[Path, list[str] | None] = {
-            path: text.lstrip("\ufeff").splitlines() for path, text in (given or {}).items()
-        }
-
-    def __call__(self, path: Path) -> list[str] | None:
-        if path not in self._files:
-            try:
-                data = path.read_bytes() if path.is_file() else None
-            except OSError:
-                data = None
-            text = data.decode("utf-8", errors="replace") if data is not None else None
-            self._files[path] = text.lstrip("\ufeff").splitlines() if text is not None else None
-        return self._files[path]
-
-
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
@@ -125,14 +105,11 @@ def render_text(
     *,
     color: bool | None = None,
     not_shown: NotShown | None = None,
-    given: Mapping[Path, str] | None = None,
 ) -> None:
-    """`given`: the text of files checked from elsewhere than disk, for code frames."""
-    lines = _LineCache(given)
     if color is False or (color is None and not _terminal(stream)):
-        _render_plain(result, stream, lines, not_shown)
+        _render_plain(result, stream, not_shown)
     else:
-        _render_rich(result, stream, lines, color, not_shown)
+        _render_rich(result, stream, color, not_shown)
 
 
 def _terminal(stream: TextIO) -> bool:
@@ -146,10 +123,9 @@ def _terminal(stream: TextIO) -> bool:
         return False
 
 
-def _render_plain(
-    result: LintResult, stream: TextIO, lines: _LineCache, not_shown: NotShown | None
-) -> None:
+def _render_plain(result: LintResult, stream: TextIO, not_shown: NotShown | None) -> None:
     """The same lines as the rich renderer, without styles."""
+    lines = result.sources.lines  # the text the checks read
     out: list[str] = []
     for diagnostic in result.diagnostics:
         out.append(
@@ -170,11 +146,7 @@ def _render_plain(
 
 
 def _render_rich(
-    result: LintResult,
-    stream: TextIO,
-    lines: _LineCache,
-    color: bool | None,
-    not_shown: NotShown | None,
+    result: LintResult, stream: TextIO, color: bool | None, not_shown: NotShown | None
 ) -> None:
     from rich.console import Console
     from rich.markup import escape
@@ -186,6 +158,7 @@ def _render_rich(
         no_color=color is False,
         force_terminal=color or None,
     )
+    lines = result.sources.lines  # the text the checks read
     for diagnostic in result.diagnostics:
         style = _STYLES[diagnostic.severity]
         console.print(
