@@ -3,10 +3,15 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Where the tests unpack tritonserver (tests/oracle.py): PBTXT_LINT_CACHE shares one copy.
+TRITON_CACHE := $(or $(PBTXT_LINT_CACHE),.cache/tritonserver)
+TRITON_READY := $(TRITON_CACHE)/nvidia-pytriton-0.7.0/.complete
 
 .PHONY: demo test lint typecheck unit snapshots bench clean
 
 $(STAMP): pyproject.toml
+	@echo "make: creating $(VENV) and installing pbtxt-lint (editable) with its test, lsp and"
+	@echo "      cloud extras, grpcio-tools and onnxruntime from PyPI: about a minute, once"
 	$(PYTHON) -m venv $(VENV)
 	# setuptools>=77 reads the SPDX `license` string; the pre-commit test builds the hook
 	# without isolation from this environment's setuptools (offline), so it must be here.
@@ -19,6 +24,7 @@ $(STAMP): pyproject.toml
 	# shapes with; those tests skip without it.
 	-$(BIN)/python -m pip install --quiet 'onnxruntime>=1.17'
 	touch $(STAMP)
+	@echo "make: $(VENV) is ready"
 
 # Lint the bundled example repository; exit code 1 (problems found) is the demo.
 demo: $(STAMP)
@@ -33,6 +39,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy pbtxt_lint scripts
 
 unit: $(STAMP)
+	@test -e $(TRITON_READY) || echo "make: the agreement tests download tritonserver 2.51 (the" \
+		"nvidia-pytriton 0.7.0 wheel from PyPI, about 330 MB, once) into $(TRITON_CACHE)"
 	$(BIN)/python -m pytest -n 2 -q
 
 test: lint typecheck unit

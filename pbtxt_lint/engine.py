@@ -16,7 +16,8 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -51,11 +52,13 @@ def lint_jobs(
     processes: int | None = None,
     *,
     record_reads: bool = False,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[Job, Outcome]:
     """Lint each job by itself; `rules` are the rules known to the run (the active ones
     are those the settings select). `processes`: see `_workers`. `record_reads`: each
     outcome says what its checks read beyond the model's folder (`analysis.reads`), for
-    the result cache."""
+    the result cache. `progress` is told how many jobs are done so far (with workers,
+    an estimate from this process's share)."""
     plan = _Plan(jobs, settings, [r for r in rules if settings.wants(r.code)], rules, record_reads)
     workers = _workers(len(jobs), processes)
     if any(is_remote(job.repository.root) for job in jobs):
@@ -72,8 +75,13 @@ def lint_jobs(
     gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
     try:
         if workers > 1:
-            return _lint_in_workers(plan, list(jobs), workers)
-        return {job: plan.lint(job) for job in jobs}
+            return _lint_in_workers(plan, list(jobs), workers, progress)
+        outcomes: dict[Job, Outcome] = {}
+        for job in jobs:
+            outcomes[job] = plan.lint(job)
+            if progress is not None:
+                progress(len(outcomes))
+        return outcomes
     finally:
         gc.set_threshold(*threshold)
 
@@ -175,9 +183,7 @@ class _Plan:
             if findings:
                 found.extend(_to_diagnostic(rule, context, f) for f in findings)
         kept, suppressed = _finish(context, found, runnable.codes, self)
-        trailer = _unreported(context)
-        if trailer is not None:
-            kept.append(trailer)
+        kept = _capped(context, kept)
         files = 1 if context.config_file is not None else 0
         return Outcome(kept, files, internal_errors, suppressed, sources=_sources(context, kept))
 
@@ -207,7 +213,9 @@ def _workers(models: int, jobs: int | None) -> int:
     return max(1, min(wanted, models))
 
 
-def _lint_in_workers(plan: _Plan, jobs: list[Job], workers: int) -> dict[Job, Outcome]:
+def _lint_in_workers(
+    plan: _Plan, jobs: list[Job], workers: int, progress: Callable[[int], None] | None
+) -> dict[Job, Outcome]:
     """Lint `jobs` in this process and `workers - 1` forked ones.
 
     Job i goes to process i % workers: neighbouring models tend to cost alike, so the
@@ -245,6 +253,8 @@ def _lint_in_workers(plan: _Plan, jobs: list[Job], workers: int) -> dict[Job, Ou
         outcomes: dict[Job, Outcome] = {}
         for job in (job for share in here for job in share):
             outcomes[job] = plan.lint(job)
+            if progress is not None:  # the workers go at about this process's pace
+                progress(min(len(outcomes) * workers, len(jobs)))
         while children:
             pid, read_end, share = children.pop(0)
             reply = _collect(pid, read_end, len(share))
@@ -327,32 +337,55 @@ def _finish(
     return kept, suppressed
 
 
-def _unreported(context: ModelContext) -> Diagnostic | None:
-    """The note that closes the list of a file Triton refuses when its problems were
-    capped (`textproto.parse.MAX_REPORTED`): how many more there are. It sorts last in
-    its file, after every finding shown."""
+def _capped(context: ModelContext, kept: list[Diagnostic]) -> list[Diagnostic]:
+    """A file Triton refuses shows its first `MAX_REPORTED` parser problems among those
+    the run kept (selection, ignores, suppressions); PL019 closes its list with how many
+    more there are, by code, counting only codes the run selects. It sorts last in its
+    file, after every finding shown."""
     parsed, config_file, settings = context.parsed, context.config_file, context.settings
-    if parsed is None or config_file is None or not parsed.unreported:
-        return None
-    code = "PL001"  # syntax-error: the file is not valid protobuf text format
-    if not settings.wants(code) or settings.ignored_at(code, config_file.path):
-        return None
+    if parsed is None or config_file is None or parsed.config is not None:
+        return kept
+    # Deferred: only a file Triton refuses needs them.
+    from pbtxt_lint.rules.syntax import RULES_OF_KINDS, problems_not_shown
     from pbtxt_lint.textproto.parse import MAX_REPORTED
 
-    count = parsed.unreported
-    more = f"{count:,} more problem{'s' if count != 1 else ''}"
-    return Diagnostic(
-        code=code,
-        severity=settings.severity_for(code, Severity.ERROR),
-        message=f"{more} in this file not shown: pbtxt-lint reports the first "
-        f"{MAX_REPORTED} of a file Triton cannot read (Triton itself stops at the first)",
-        path=config_file.path,
-        model=context.model.name,
-        hint="fix the first ones and check again; a file this broken may not be a model "
-        "configuration at all",
-        stage="parse",
-        trailer=True,
+    path = config_file.path
+    codes = {r.code for r in RULES_OF_KINDS.values()}
+    mine = (d for d in kept if d.path == path and d.code in codes)
+    listed = sorted(mine, key=Diagnostic.sort_key)
+    left_out = listed[MAX_REPORTED:]
+    hidden = Counter(d.code for d in left_out)
+    severities = {d.severity for d in left_out}
+    for kind, count in parsed.unreported.items():  # past what the parser keeps
+        counted = RULES_OF_KINDS[kind]
+        if settings.wants(counted.code) and not settings.ignored_at(counted.code, path):
+            hidden[counted.code] += count
+            severities.add(settings.severity_for(counted.code, counted.severity))
+    if left_out:
+        dropped = {id(d) for d in left_out}
+        kept = [d for d in kept if id(d) not in dropped]
+    code = problems_not_shown.code
+    if not hidden or code in settings.ignore or settings.ignored_at(code, path):
+        return kept
+    total = sum(hidden.values())
+    counts = ", ".join(f"{count:,} {code}" for code, count in sorted(hidden.items()))
+    worst = max(severities, key=lambda severity: severity.rank)
+    kept.append(
+        Diagnostic(
+            code=code,
+            severity=settings.severity_for(code, worst),
+            message=f"{total:,} more problem{'s' if total != 1 else ''} in this file not "
+            f"shown ({counts}): pbtxt-lint reports the first {MAX_REPORTED} of a file Triton "
+            "cannot read (Triton itself stops at the first)",
+            path=path,
+            model=context.model.name,
+            hint="fix the first ones and check again; a file this broken may not be a model "
+            "configuration at all",
+            stage="parse",
+            trailer=True,
+        )
     )
+    return kept
 
 
 def _suppressions(context: ModelContext, plan: _Plan) -> Suppressions | None:

@@ -39,7 +39,7 @@ from pbtxt_lint.textproto.binder import (
     suggest,
 )
 from pbtxt_lint.textproto.integers import integer
-from pbtxt_lint.textproto.parse import ParsedConfig, decode, find_placeholders
+from pbtxt_lint.textproto.parse import ParsedConfig, decode, placeholder_problems
 from pbtxt_lint.textproto.sourcemap import Key, Located, PathElement, SourceMap
 from pbtxt_lint.textproto.tokenizer import Token, TokenKind
 from pbtxt_lint.textproto.tree import Block, Document, Field, ListValue, Scalar
@@ -862,8 +862,8 @@ def parse_json_config(data: bytes) -> ParsedConfig:
     try:
         root = read_json(body)
     except JsonSyntaxError as error:
-        placeholders = find_placeholders(body)
-        if placeholders:
+        placeholders = placeholder_problems(body)
+        if placeholders and placeholders[0].kind is ProblemKind.PLACEHOLDER:
             return _failed(text, positions, problems + placeholders)
         span = positions.span(error.offset, error.offset + 1)
         problem = Problem(ProblemKind.SYNTAX, f"not valid JSON: {error.message}", span, error.hint)

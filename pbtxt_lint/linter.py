@@ -11,8 +11,8 @@ settings already made (one group), for tests and scripts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from pbtxt_lint.rules.base import PlannedRule
 
 __all__ = ["CheckOptions", "InternalError", "LintResult", "check", "lint"]
+
+Progress = Callable[[int, int], None]
+"""A run's progress: (models done, models in the run)."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,10 @@ class CheckOptions(Options):
     to gain from it; 1: in this process)."""
     overlay: Overlay | None = None
     """Config text by absolute path, checked instead of those files' bytes (an editor's
-    unsaved buffers); no result cache is used with it."""
+    unsaved buffers, standard input); no result cache is used with it."""
+    progress: Progress | None = field(default=None, compare=False)
+    """Told (models done, models in the run) as the run goes (the CLI draws it on a
+    terminal)."""
 
     @classmethod
     def extending(cls, options: Options, **run: Any) -> CheckOptions:
@@ -79,7 +85,16 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> LintRes
     try:
         for settings, targets, problems in found:
             result.merge(
-                _lint(targets, problems, settings, None, options.processes, folder, options.fixes)
+                _lint(
+                    targets,
+                    problems,
+                    settings,
+                    None,
+                    options.processes,
+                    folder,
+                    options.fixes,
+                    options.progress,
+                )
             )
     finally:
         if folder is not None:
@@ -116,13 +131,15 @@ def lint(
     jobs: int | None = None,
     overlay: Overlay | None = None,
     cache_dir: Path | None = None,
+    progress: Progress | None = None,
 ) -> LintResult:
     """Check `paths` under `settings` (no configuration file is looked for).
 
     `rules`: the rules known to the run (None: all). `jobs`: worker processes (see
     `CheckOptions.processes`). `overlay`: see `CheckOptions.overlay`. `cache_dir`: keep
     results there between runs (None: no cache; unused with an overlay or a rule list);
-    raises `cache.CacheError` for a folder pbtxt-lint must not use.
+    raises `cache.CacheError` for a folder pbtxt-lint must not use. `progress`: see
+    `CheckOptions.progress`.
     """
     targets, problems = discover(paths, settings.model_config_name, overlay)
     local = [t.repository.root for t in targets if not is_remote(t.repository.root)]
@@ -132,7 +149,7 @@ def lint(
 
         folder = CacheFolder.open(cache_dir, local)
     try:
-        return _lint(targets, problems, settings, rules, jobs, folder)
+        return _lint(targets, problems, settings, rules, jobs, folder, progress=progress)
     finally:
         if folder is not None:
             folder.close()
@@ -146,9 +163,13 @@ def _lint(
     processes: int | None,
     folder: CacheFolder | None,
     fixes: bool = False,
+    progress: Progress | None = None,
 ) -> LintResult:
     """One group of paths: its jobs from the cache or the engine, added up in order."""
-    result = LintResult(path_problems=list(problems))
+    result = LintResult(
+        path_problems=[p for p in problems if not p.skipped],
+        skipped=[p for p in problems if p.skipped],
+    )
     jobs = [job for target in targets for job in target.jobs]
     remote = [t.repository.root for t in targets if is_remote(t.repository.root)]
     # No result cache for a repository in a bucket: see README, "Cloud repositories".
@@ -164,8 +185,19 @@ def _lint(
         from pbtxt_lint.config import known_rules  # deferred: a fully cached run needs no rule
         from pbtxt_lint.engine import lint_jobs
 
+        done_before, total = len(outcomes), len(jobs)
+
+        def advanced(done: int) -> None:
+            assert progress is not None
+            progress(done_before + done, total)
+
         linted = lint_jobs(
-            todo, settings, rules or known_rules(), processes, record_reads=cache is not None
+            todo,
+            settings,
+            rules or known_rules(),
+            processes,
+            record_reads=cache is not None,
+            progress=advanced if progress is not None else None,
         )
         outcomes.update(linted)
         if cache is not None:

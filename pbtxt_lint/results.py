@@ -88,6 +88,9 @@ class LintResult:
     models: int = 0
     files: int = 0
     path_problems: list[PathProblem] = field(default_factory=list)
+    skipped: list[PathProblem] = field(default_factory=list)
+    """Files given that belong to no model (a pre-commit hook passes every changed file
+    its pattern matches): said, not a failure."""
     internal_errors: list[InternalError] = field(default_factory=list)
     suppressed: int = 0  # silenced by `# pbtxt-lint: disable` comments
     baselined: int = 0  # left out because the baseline records them
@@ -116,6 +119,7 @@ class LintResult:
         self.models += other.models
         self.files += other.files
         self.path_problems.extend(other.path_problems)
+        self.skipped.extend(other.skipped)
         self.internal_errors.extend(other.internal_errors)
         self.suppressed += other.suppressed
         self.baselined += other.baselined

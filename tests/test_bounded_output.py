@@ -168,7 +168,7 @@ def test_a_megabyte_line_gives_a_few_kilobytes(kind: str, tmp_path: Path) -> Non
     text = ONE_LINE_CONFIGS[kind]
     assert len(text) >= MEGABYTE // 10 and text.count("\n") <= 1
     model(tmp_path, text)
-    _, out, err = run("check", ".", "--config-only", cwd=tmp_path)
+    _, out, err = run("check", ".", "--config-only", "--min-severity", "info", cwd=tmp_path)
     assert any(f" {severity} PL" in out for severity in ("error", "warning", "info")), out + err
     assert len(out.encode()) + len(err.encode()) < TEXT_BUDGET, out[:2000]
     # The machine formats, rendered in-process from one run of the engine.
@@ -304,8 +304,10 @@ def test_the_cap_is_the_last_finding_of_its_file_and_counts_the_rest(tmp_path: P
     config = [d for d in result.diagnostics if d.path.name == "config.pbtxt"]
     assert len(config) == MAX_REPORTED + 1
     last = config[-1]
-    assert last.code == "PL001" and last.span is None
-    assert last.message.startswith(f"{150 - MAX_REPORTED} more problems in this file not shown")
+    assert last.code == "PL019" and last.span is None and last.severity is Severity.ERROR
+    assert last.message.startswith(
+        f"{150 - MAX_REPORTED} more problems in this file not shown ({150 - MAX_REPORTED} PL002)"
+    )
     assert all(d.span is not None for d in config[:-1])
     code, out, _ = run("check", ".", "--config-only", cwd=tmp_path)
     assert code == 1
@@ -314,7 +316,24 @@ def test_the_cap_is_the_last_finding_of_its_file_and_counts_the_rest(tmp_path: P
     assert len(findings) == MAX_REPORTED + 1
 
 
-def test_the_cap_respects_ignore(tmp_path: Path) -> None:
-    model(tmp_path, "\n".join(f"f{i}: 1" for i in range(40)) + "\n")
-    result = lint([tmp_path], Settings(config_only=True, ignore=frozenset({"PL001"})), jobs=1)
-    assert result.diagnostics and all(d.code != "PL001" for d in result.diagnostics)
+def _codes(root: Path, **settings: frozenset[str]) -> list[str]:
+    result = lint([root], Settings(config_only=True, **settings), jobs=1)
+    return [d.code for d in result.diagnostics]
+
+
+def test_the_cap_follows_the_selection(tmp_path: Path) -> None:
+    """PL019 counts only what the run would have shown: ignoring a code leaves its
+    problems out of the count, selecting a code shows its first 20 (not the first 20
+    problems of any code), and with nothing left out there is no notice."""
+    unknown = [f"f{i}: 1" for i in range(30)]  # PL002 x 30
+    wrong = [f'max_batch_size: "{i}"' for i in range(5)]  # PL005 x 5 (and PL006 x 4)
+    model(tmp_path, 'backend: "python"\n' + "\n".join(unknown + wrong) + "\n")
+    everything = _codes(tmp_path)
+    assert everything[-1] == "PL019" and everything.count("PL002") == 20
+    ignored = _codes(tmp_path, ignore=frozenset({"PL002"}))
+    assert "PL019" not in ignored and "PL002" not in ignored and "PL005" in ignored
+    assert _codes(tmp_path, select=frozenset({"PL005"})) == ["PL005"] * 5
+    assert _codes(tmp_path, select=frozenset({"PL001"})) == []  # no syntax error here
+    alone = _codes(tmp_path, select=frozenset({"PL002"}))
+    assert alone == ["PL002"] * 20 + ["PL019"]
+    assert _codes(tmp_path, ignore=frozenset({"PL019"})).count("PL019") == 0

@@ -13,7 +13,6 @@ import io
 import pickle
 import struct
 import sys
-import time
 import tracemalloc
 import types
 import zipfile
@@ -26,6 +25,7 @@ from typing import Any, TypeVar
 import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from script_modules import load_script
+from work import counted_calls
 
 from pbtxt_lint.artifacts import tensorrt as trt_reader
 from pbtxt_lint.artifacts.openvino import OpenVinoSignature, parse_dims, read_openvino
@@ -371,9 +371,7 @@ def test_zip_bomb_with_a_lying_declared_size_is_cut_off(tmp_path: Path) -> None:
             struct.pack_into("<I", data, at + 24, 100)
         at += 46 + name_length + extra_length + comment_length
     path.write_bytes(bytes(data))
-    started = time.monotonic()
     signature, peak = traced(read_torchscript, path, tmp_path)
-    assert time.monotonic() - started < 5
     assert peak < MAX_CODE_BYTES + (8 << 20)  # 256 MiB is never inflated
     assert signature.forward is None  # cut at the declared size: the CRC check fails
 
@@ -479,9 +477,9 @@ def test_billion_laughs_is_refused_fast(gen: ModuleType, tmp_path: Path) -> None
         '<?xml version="1.0"?>\n<!DOCTYPE net [\n' + "\n".join(entities) + "\n]>\n"
         '<net name="&e11;" version="11"><layers/></net>\n'
     )
-    started = time.monotonic()
-    signature, peak = traced(read_openvino, path, tmp_path)
-    assert time.monotonic() - started < 1 and peak < 4 << 20
+    with counted_calls() as calls:
+        signature, peak = traced(read_openvino, path, tmp_path)
+    assert calls.total < 10_000 and peak < 4 << 20  # no entity is expanded
     assert signature.inputs == () and "document type declaration" in signature.problems[0].message
 
 

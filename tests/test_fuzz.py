@@ -21,7 +21,6 @@ with bounded ``max_examples`` so the file runs in well under a minute.
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -227,27 +226,23 @@ def test_a_100_mb_config_is_refused_without_being_read(tmp_path: Path) -> None:
     with open(tmp_path / "m" / "config.pbtxt", "wb") as handle:
         handle.truncate(100 * 1024 * 1024)  # sparse: no disk used
     tracemalloc.start()
-    start = time.monotonic()
     try:
         result = lint_clean(tmp_path, STRICT)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert time.monotonic() - start < 2
     assert peak < 20 * 1024 * 1024, f"{peak / 1e6:.0f} MB allocated"
     assert [d.code for d in result.diagnostics] == ["PL013"]
     assert "100.0 MiB" in result.diagnostics[0].message
 
 
 CHILD = """
-import json, resource, sys, time
+import json, sys
 from pathlib import Path
 from pbtxt_lint.linter import lint
 from pbtxt_lint.settings import Settings
-start = time.monotonic()
 result = lint([Path(sys.argv[1])], Settings(auto_complete=False, config_only=True))
 print(json.dumps({
-    "seconds": time.monotonic() - start,
     # VmHWM, not ru_maxrss: the latter starts at the spawning pytest worker's peak.
     "mb": int(next(line for line in open("/proc/self/status")
                    if line.startswith("VmHWM")).split()[1]) / 1024,
@@ -257,11 +252,11 @@ print(json.dumps({
 """
 
 
-def lint_in_child(root: Path, config: bytes, seconds: float) -> dict[str, object]:
-    """lint() on a repository holding ``config``, in a child killed after ``seconds``."""
+def lint_in_child(root: Path, config: bytes) -> dict[str, object]:
+    """lint() on a repository holding ``config``, in a child process."""
     (root / "m" / "1").mkdir(parents=True)
     (root / "m" / "config.pbtxt").write_bytes(config)
-    measured = run_measured(CHILD, root, seconds, f"lint() on a {len(config):,}-byte config")
+    measured = run_measured(CHILD, root, f"lint() on a {len(config):,}-byte config")
     assert measured["internal"] == []
     return measured
 
@@ -271,13 +266,13 @@ def nested(depth: int, opener: str, closer: str) -> bytes:
 
 
 def test_10000_deep_block_nesting(tmp_path: Path) -> None:
-    measured = lint_in_child(tmp_path, nested(10_000, "a { ", "} "), seconds=10)
+    measured = lint_in_child(tmp_path, nested(10_000, "a { ", "} "))
     assert isinstance(measured["mb"], float) and measured["mb"] < 300
     assert measured["diagnostics"], "an unknown field 'a' must be reported"
 
 
 def test_10000_deep_list_nesting(tmp_path: Path) -> None:
-    measured = lint_in_child(tmp_path, nested(10_000, "a: [ ", "] "), seconds=10)
+    measured = lint_in_child(tmp_path, nested(10_000, "a: [ ", "] "))
     assert isinstance(measured["mb"], float) and measured["mb"] < 300
     assert measured["diagnostics"], "nested lists must be reported"
 
@@ -289,12 +284,12 @@ def test_1_mb_single_line_config(tmp_path: Path) -> None:
     output = '{ name: "o" data_type: TYPE_FP32 dims: [ 1 ] }'
     config = f'backend: "python" input [ {inputs} ] output [ {output} ]'
     assert len(config) > 1_000_000 and "\n" not in config
-    measured = lint_in_child(tmp_path, config.encode(), seconds=40)
+    measured = lint_in_child(tmp_path, config.encode())
     assert isinstance(measured["mb"], float) and measured["mb"] < 500
 
 
 def test_1_mb_of_garbage_on_one_line(tmp_path: Path) -> None:
-    measured = lint_in_child(tmp_path, b"}" * 1_000_000, seconds=40)
+    measured = lint_in_child(tmp_path, b"}" * 1_000_000)
     assert isinstance(measured["mb"], float) and measured["mb"] < 300
     count = measured["diagnostics"]
     assert isinstance(count, int) and 0 < count <= 1000, "a million '}' is one mistake, not 1M"

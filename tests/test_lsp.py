@@ -106,7 +106,7 @@ async def wait_for(
     client: LanguageClient,
     uri: str,
     condition: Callable[[Sequence[lsp.Diagnostic]], bool],
-    timeout: float = 20,
+    timeout: float = 60,
 ) -> Sequence[lsp.Diagnostic]:
     """The diagnostics of `uri` once they satisfy `condition`."""
     deadline = asyncio.get_running_loop().time() + timeout
@@ -314,6 +314,19 @@ async def test_formatting_returns_edits(client: LanguageClient) -> None:
     assert edits
     formatted = apply(PRE, edits)
     assert 'input [\n  {\n    name: "TEXT"\n' in formatted
+
+
+async def test_formatting_a_buffer_that_does_not_parse_says_why(client: LanguageClient) -> None:
+    uri = open_file(client, repo(client) / "pre" / "config.pbtxt", PRE + "max_batch_size 8\n")
+    edits = await client.text_document_formatting_async(
+        lsp.DocumentFormattingParams(
+            lsp.TextDocumentIdentifier(uri), lsp.FormattingOptions(tab_size=2, insert_spaces=True)
+        )
+    )
+    assert edits is None
+    (shown,) = [m for m in client.messages if "not formatted" in m.message]
+    assert shown.type == lsp.MessageType.Warning
+    assert "does not parse (line 8:" in shown.message, shown.message
 
 
 async def test_symbols_and_definition(client: LanguageClient) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,8 +10,8 @@ from lsprotocol import types as lsp
 
 from pbtxt_lint.diagnostics import Diagnostic, Edit, Fix, Severity
 from pbtxt_lint.lsp.actions import _add_directive, code_actions, minimal_edit
-from pbtxt_lint.lsp.client_settings import ClientSettings, read_client_settings
-from pbtxt_lint.lsp.convert import SOURCE, place
+from pbtxt_lint.lsp.client_settings import ClientSettings, default_docs_url, read_client_settings
+from pbtxt_lint.lsp.convert import SOURCE, docs_link, place
 from pbtxt_lint.lsp.core import Options, Span, parse_config
 from pbtxt_lint.lsp.documents import LineIndex, Position, is_model_config
 from pbtxt_lint.lsp.server import Published, ensemble_steps
@@ -36,6 +37,20 @@ def test_only_model_configs_are_served() -> None:
     assert is_model_config(Path("/r/m/configs/h100.pbtxt"))
     assert not is_model_config(Path("/r/m/labels.pbtxt"))
     assert not is_model_config(Path("/r/graph.pbtxt"))
+
+
+def test_rule_links_work_from_a_wheel_install(tmp_path: Path) -> None:
+    """A wheel has no docs/ folder: codes link to the Rules page its metadata names."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    rules = project["project"]["urls"]["Rules"]
+    assert default_docs_url(tmp_path / "docs" / "rules.md") == rules
+    assert default_docs_url().startswith("file://")  # this checkout's own docs/rules.md
+    link = docs_link("PL003", rules)
+    assert link is not None and link.href == f"{rules}#pl003"
 
 
 def test_client_settings_take_file_keys_and_camel_case() -> None:

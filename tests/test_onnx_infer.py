@@ -2,8 +2,9 @@
 
 The tests that need onnxruntime (an optional, test-only dependency) skip with a reason when
 it is not installed; the others check the emulation's own behaviour: which shapes it fixes,
-where it gives up, what it says about provenance, and that hostile graphs cost bounded time
-and memory and fail only with ArtifactError.
+where it gives up, what it says about provenance, and that hostile graphs stop at the
+emulation's counted budgets (nodes, edges) in bounded memory and fail only with
+ArtifactError.
 """
 
 from __future__ import annotations
@@ -632,7 +633,7 @@ _RICH = model(
 
 _PROBE = textwrap.dedent(
     """
-    import json, sys, time
+    import json, sys
     from pathlib import Path
     from pbtxt_lint.artifacts.onnx import read_onnx
     path = Path(sys.argv[1])
@@ -640,10 +641,8 @@ _PROBE = textwrap.dedent(
         with open("/proc/self/status") as status:
             return next(int(l.split()[1]) for l in status if l.startswith("VmHWM:"))
     before = peak_kib()
-    start = time.perf_counter()
     sig = read_onnx(path, path.parent.parent)
     print(json.dumps({
-        "seconds": time.perf_counter() - start,
         "growth_mib": (peak_kib() - before) / 1024,
         "status": sig.inference.status,
         "reason": sig.inference.reason,
@@ -656,7 +655,7 @@ _PROBE = textwrap.dedent(
 def _probe(path: Path) -> dict[str, Any]:
     if not Path("/proc/self/status").exists():
         pytest.skip("needs /proc to measure peak memory")
-    return run_measured(_PROBE, path, 30, "read_onnx on a hostile graph")
+    return run_measured(_PROBE, path, "read_onnx on a hostile graph")
 
 
 def _graph_bytes(parts: Sequence[bytes | int]) -> list[bytes | int]:
@@ -701,7 +700,6 @@ def test_huge_constant_tensor_is_not_read(tmp_path: Path) -> None:
     result = _probe(path)
     assert result["status"] == "inferred", result
     assert result["outputs"] == [["batch", 4]]
-    assert result["seconds"] < 1.0
     assert result["growth_mib"] < 16
 
 
@@ -718,7 +716,6 @@ def test_huge_packed_attribute(tmp_path: Path) -> None:
     result = _probe(path)
     assert result["status"] == "declared"
     assert "more than 1,000,000" in result["reason"]
-    assert result["seconds"] < 3.0
     assert result["growth_mib"] < 64
 
 
@@ -732,7 +729,6 @@ def test_deep_graph(tmp_path: Path) -> None:
     assert result["status"] in {"inferred", "declared"}, result
     if result["status"] == "inferred":
         assert result["outputs"] == [[1, 4]]
-    assert result["seconds"] < onnx_graph.MAX_SECONDS + onnx_infer.MAX_SECONDS + 1
     assert result["growth_mib"] < 128
 
 
@@ -745,4 +741,3 @@ def test_too_many_nodes_in_a_real_file(tmp_path: Path) -> None:
     result = _probe(path)
     assert result["status"] == "declared"
     assert result["reason"] == f"more than {onnx_graph.MAX_NODES:,} nodes"
-    assert result["seconds"] < 3.0

@@ -754,7 +754,7 @@ def test_mutated_models(tmp_path: Path, edits: list[tuple[int, int]]) -> None:
 
 _PROBE = textwrap.dedent(
     """
-    import json, resource, sys, time
+    import json, resource, sys
     from pathlib import Path
     from pbtxt_lint.artifacts.onnx import read_onnx
     path = Path(sys.argv[1])
@@ -767,12 +767,9 @@ _PROBE = textwrap.dedent(
         except OSError:
             return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     before = peak_kib()
-    start = time.perf_counter()
     sig = read_onnx(path, path.parent.parent)
-    elapsed = time.perf_counter() - start
     after = peak_kib()
     print(json.dumps({
-        "seconds": elapsed,
         "rss_growth_kib": after - before,
         "inputs": [[s.name, s.data_type, list(s.shape or [])] for s in sig.inputs],
         "problems": [p.kind for p in sig.problems],
@@ -805,7 +802,6 @@ def test_huge_sparse_model(tmp_path: Path, layout: str) -> None:
     result = _probe(path)
     assert result["inputs"] == [["X", "TYPE_FP32", ["batch", 4096]]]
     assert result["problems"] == ["protobuf-too-large"]
-    assert result["seconds"] < 1.0
     assert result["rss_growth_kib"] < 16 * 1024
 
 
@@ -814,7 +810,7 @@ def test_huge_external_data(tmp_path: Path) -> None:
     write_big_external(path, [GiB] * 3)
     result = _probe(path)
     assert result["problems"] == []
-    assert result["seconds"] < 1.0
+    assert result["rss_growth_kib"] < 16 * 1024  # 3 GiB of external data are not read
     os.truncate(path.parent / "model.onnx.data", 2 * GiB)
     sig = read(path)
     assert [p.kind for p in sig.problems] == ["external-data-out-of-range"]

@@ -30,7 +30,7 @@ def test_build_is_clean(hook: str, tmp_path: Path) -> None:
     project = tmp_path / "project"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "pbtxt_lint", project / "pbtxt_lint", ignore=ignore)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, project / name)
     out = tmp_path / "dist"
     out.mkdir()
@@ -48,6 +48,26 @@ def test_build_is_clean(hook: str, tmp_path: Path) -> None:
     assert completed.returncode == 0, output
     assert "built pbtxt_lint-" in output
     assert "warning" not in output.lower(), output
+    if hook == "build_wheel":
+        _check_wheel(next(out.glob("*.whl")))
+
+
+def _check_wheel(wheel: Path) -> None:
+    """The wheel carries the licence and the project's links, and installs no onnx (only
+    the tests build ONNX models; pbtxt-lint reads them with its own reader)."""
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        lines = archive.read(metadata).decode().splitlines()
+        licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+        assert licence and b"Apache License" in archive.read(licence[0])
+    assert "License-Expression: Apache-2.0" in lines
+    required = [line for line in lines if line.startswith("Requires-Dist:")]
+    assert not [r for r in required if r.startswith("Requires-Dist: onnx") and "extra ==" not in r]
+    urls = {line.split(",")[0] for line in lines if line.startswith("Project-URL:")}
+    assert {"Project-URL: Homepage", "Project-URL: Rules"} <= urls
 
 
 def test_license_is_an_spdx_expression() -> None:

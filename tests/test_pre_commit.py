@@ -1,6 +1,7 @@
-"""The pre-commit hooks: the hooks file is generated and current, its file pattern picks
-Triton configs, and the real `pre-commit` tool runs the hook from a repository that
-points at this one, on a temporary git project.
+"""The pre-commit hooks: the hooks file is generated and current, its file patterns pick
+Triton configs (pbtxt-fmt) and everything a check reads (pbtxt-lint), and the real
+`pre-commit` tool runs the hook from a repository that points at this one, on a
+temporary git project.
 """
 
 from __future__ import annotations
@@ -49,7 +50,34 @@ def test_hooks_file_is_current() -> None:
     ],
 )
 def test_file_pattern(path: str, selected: bool) -> None:
+    """What pbtxt-fmt formats: configs only."""
     assert bool(re.search(generator().FILES, path)) is selected
+
+
+@pytest.mark.parametrize(
+    ("path", "selected"),
+    [
+        ("models/resnet/config.pbtxt", True),
+        ("models/resnet/configs/h100.pbtxt", True),
+        ("models/resnet/1/model.onnx", True),
+        ("models/tok/1/model.py", True),
+        ("models/tok/1/helpers/text.py", True),
+        ("models/llm/1/model.json", True),
+        ("models/resnet/1/model.savedmodel/saved_model.pb", True),
+        ("models/resnet/labels.txt", True),
+        ("models/tok/env.tar.gz", True),
+        ("models/tok/triton_python_backend_stub", True),
+        ("models/custom/libtriton_custom.so", True),
+        ("models/resnet/model.onnx", True),  # outside its version folder: PL107 says so
+        ("models/resnet/other.pbtxt", False),
+        ("package.json", False),  # a .json given is read as a config: not passed
+        ("README.md", False),
+    ],
+)
+def test_check_hook_pattern_covers_what_a_check_reads(path: str, selected: bool) -> None:
+    """What pbtxt-lint checks again: the configs and every file a check reads (files of
+    the project around the models that match too are skipped by `check`)."""
+    assert bool(re.search(generator().READ_FILES, path)) is selected
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -143,9 +171,17 @@ def test_real_pre_commit(tmp_path: Path) -> None:
     assert "error PL107" in single.stdout, "the version-folder check needs the model folder"
     assert "models/m" not in single.stdout, "only the model of the file passed is checked"
 
+    # A change to model.py checks its model again; a file of no model is skipped.
+    (models / "m" / "1" / "model.py").write_text("import x\n" + MINIMAL_MODEL_PY)
+    (project / "setup.py").write_text("print()\n")
+    beside = pre_commit("--files", "models/m/1/model.py", "setup.py", "--verbose")
+    assert beside.returncode == 0, beside.stdout + beside.stderr
+    assert "Checked 1 model (1 config file)" in beside.stdout
+    assert "setup.py: not part of a model" in beside.stdout + beside.stderr
+
 
 def test_every_hook_runs_a_command_that_exists() -> None:
     from pbtxt_lint.cli import COMMANDS
 
-    for hook_id, command, _ in generator().HOOKS:
+    for hook_id, command, *_ in generator().HOOKS:
         assert command in COMMANDS, f"hook {hook_id} runs `pbtxt-lint {command}`"

@@ -265,16 +265,15 @@ def test_listing_writes_nothing(tmp_path: Path) -> None:
 
 
 _BOMB = """
-import json, sys, time
+import json, sys
 from pathlib import Path
 from pbtxt_lint.artifacts.python_env import list_environment
 def peak_kib():  # VmHWM: ru_maxrss would carry the forking parent's peak
     with open("/proc/self/status") as status:
         return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 before = peak_kib()
-start = time.process_time()
 listing = list_environment(Path(sys.argv[1]))
-print(json.dumps({"seconds": time.process_time() - start, "entries": listing.entries,
+print(json.dumps({"entries": listing.entries,
                   "problem": listing.problem, "growth_mib": (peak_kib() - before) / 1024}))
 """
 
@@ -290,7 +289,7 @@ def test_a_gzip_bomb_member_is_skipped_in_bounded_memory(tmp_path: Path) -> None
         for _ in range(16):
             stream.write(chunk)
         stream.write(bytes(1024))
-    measured = run_measured(_BOMB, path, 120, "listing a 256 MiB member")
+    measured = run_measured(_BOMB, path, "listing a 256 MiB member")
     assert measured["entries"] == 1 and not measured["problem"]
     assert measured["growth_mib"] < 32, measured
 

@@ -29,7 +29,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -342,9 +341,9 @@ def test_a_stub_without_its_libpython_never_starts(
     repo = tmp_path / "repo"
     folder = _model(repo, "m", foreign, "env.tar.gz", MODEL)
     _write_env(folder, "env.tar.gz", "gz", library)
-    start = time.monotonic()
     verdicts, lines = _serve(server, repo, backends, timeout=20)
-    assert time.monotonic() - start >= 19 and verdicts["m"].status != "ready"
+    # The load never ends: the server prints no model table before it is stopped.
+    assert verdicts["m"].status == "crashed", verdicts["m"]
     needed = f"libpython{foreign.parent.name}.so.1.0: cannot open shared object file"
     assert any(needed in line for line in lines), lines[-20:]
     assert _our_load_errors(repo) == {"m": {"PL685"}}

@@ -2,10 +2,18 @@
 
 Everything the user can get wrong (a flag, a configuration file, a baseline) is a
 usage error with exit code 2 and one clear line, never a traceback.
+
+What is printed follows ruff's and shellcheck's habits: every finding in full in the
+text format, one line each in `concise`, counts per rule with `--statistics`; a
+severity threshold (`--min-severity`, shellcheck's `--severity`: the same three levels,
+named apart from the configuration file's `[severity]` table of per-rule overrides)
+whose default hides info in the two human formats, where the summary counts them and
+names the flag that shows them. Machine formats get everything unless told otherwise.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -20,13 +28,22 @@ from pbtxt_lint.cli.urls import LOCAL_ONLY, RepositoryPath
 from pbtxt_lint.echo import inert
 from pbtxt_lint.storage import is_remote
 
-FORMATS = ("text", "json", "sarif", "github", "gitlab")
+FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
+HUMAN_FORMATS = ("text", "concise")
+"""Formats a person reads line by line: info findings are counted, not shown, unless
+--min-severity info asks for them."""
+SEVERITIES = ("error", "warning", "info")
+STDIN = Path("-")
 
 if TYPE_CHECKING:
     from pbtxt_lint.baseline import Baseline
+    from pbtxt_lint.cli.progress import Progress
     from pbtxt_lint.config import Resolved
+    from pbtxt_lint.diagnostics import Severity
     from pbtxt_lint.fixes import FixOutcome
     from pbtxt_lint.linter import CheckOptions, LintResult
+    from pbtxt_lint.report.text import NotShown
+    from pbtxt_lint.repository.layout import Overlay
 
 
 def _usage_error(message: str) -> NoReturn:
@@ -41,7 +58,31 @@ def _usage_error(message: str) -> NoReturn:
     "output_format",
     type=click.Choice(FORMATS),
     default=None,
-    help="Output format [default: github when GITHUB_ACTIONS=true, else text].",
+    help="Output format: text (findings with code frames and hints), concise (one line "
+    "each), or a machine format [default: github when GITHUB_ACTIONS=true, else text].",
+)
+@click.option(
+    "--min-severity",
+    type=click.Choice(SEVERITIES),
+    default=None,
+    help="Report findings of this severity and above [default: warning in the text and "
+    "concise formats, whose summary counts the info left out; info elsewhere].",
+)
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Print how many findings each rule has, instead of the findings.",
+)
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when errors are found (2 still means a path or the run failed).",
+)
+@click.option(
+    "--stdin-filename",
+    metavar="PATH",
+    help="With the PATH '-': the config file standard input stands for (its model folder "
+    "and repository are read from disk).",
 )
 @click.option(
     "-o",
@@ -162,6 +203,10 @@ def _usage_error(message: str) -> NoReturn:
 def check(
     paths: tuple[Path, ...],
     output_format: str | None,
+    min_severity: str | None,
+    statistics: bool,
+    exit_zero: bool,
+    stdin_filename: str | None,
     output_file: Path | None,
     disable_auto_complete_config: bool | None,
     model_config_name: str | None,
@@ -188,20 +233,36 @@ def check(
     debug: bool,
 ) -> None:
     """Check model repositories, model folders or config.pbtxt files (default: .), on
-    disk or in a bucket (s3://, gs://, as://)."""
+    disk or in a bucket (s3://, gs://, as://); `-` reads a config from standard input
+    (with --stdin-filename)."""
     if model_config_name is not None and not model_config_name:
         raise click.BadParameter("empty argument", param_hint="--model-config-name")
     if unsafe_fixes and not (fix or diff):
         raise click.UsageError("--unsafe-fixes needs --fix or --diff")
+    if statistics and output_format not in (None, *HUMAN_FORMATS):
+        raise click.UsageError(f"--statistics prints a table; it has no {output_format} form")
+    paths, overlay = _standard_input(paths, stdin_filename, fix or diff)
     remote = [str(p) for p in paths if is_remote(p)]
     if fix and remote:
         _usage_error(f"{remote[0]}: " + LOCAL_ONLY.format(command="--fix"))
     options = check_options(click.get_current_context().params)
+    if overlay is not None:
+        options = dataclasses.replace(options, overlay=overlay)
     if show_settings:
         _show_settings(paths, options)
         sys.exit(EXIT_OK)
     baseline = _load_baseline(baseline_file) if baseline_file is not None else None
-    result = _run(paths, options, baseline if write_baseline is None else None, debug)
+    progress = _progress()
+    try:
+        result = _run(
+            paths,
+            dataclasses.replace(options, progress=progress),
+            baseline if write_baseline is None else None,
+            debug,
+        )
+    finally:
+        if progress is not None:
+            progress.close()
     _report_problems(result)
     if verbose:
         _report_remote(result)
@@ -215,17 +276,86 @@ def check(
     if fix:
         result = _fix(paths, options, baseline, result, unsafe_fixes, debug)
     chosen = output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    _emit(result, chosen, output_file, color)
-    if failed:
-        sys.exit(EXIT_USAGE)
     from pbtxt_lint.diagnostics import Severity
 
-    sys.exit(EXIT_ERRORS if result.count(Severity.ERROR) else EXIT_OK)
+    errors = result.count(Severity.ERROR)
+    if min_severity is None:
+        threshold = (
+            Severity.WARNING if chosen in HUMAN_FORMATS and not statistics else Severity.INFO
+        )
+    else:
+        threshold = Severity(min_severity)
+    not_shown = _apply_threshold(result, threshold)
+    if statistics:
+        chosen = "statistics"
+    _emit(result, chosen, output_file, color, not_shown)
+    if failed:
+        sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_ERRORS if errors and not exit_zero else EXIT_OK)
+
+
+def _standard_input(
+    paths: tuple[Path, ...], stdin_filename: str | None, fixing: bool
+) -> tuple[tuple[Path, ...], Overlay | None]:
+    """`check - --stdin-filename models/x/config.pbtxt`: the PATHs with `-` replaced by
+    that path, and the text read from standard input, checked instead of the file's
+    (which need not exist; its model folder and repository are read from disk)."""
+    if STDIN not in paths:
+        if stdin_filename is not None:
+            _usage_error(
+                "--stdin-filename names the file standard input stands for: give '-' as a PATH"
+            )
+        return paths, None
+    if stdin_filename is None:
+        _usage_error(
+            "reading a config from standard input ('-') needs --stdin-filename PATH: its "
+            "model folder and repository come from that path"
+        )
+    if fixing:
+        _usage_error("--fix and --diff change files on disk; they do not read standard input")
+    from pbtxt_lint.repository.fs import MAX_CONFIG_BYTES
+    from pbtxt_lint.repository.layout import is_config_file, overlay_key
+
+    named = Path(stdin_filename)
+    if not is_config_file(named):
+        _usage_error(
+            f"--stdin-filename {stdin_filename}: standard input is read as a model "
+            "configuration, so the path must name one (config.pbtxt, configs/<name>.pbtxt)"
+        )
+    data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        _usage_error(f"standard input holds more than {MAX_CONFIG_BYTES >> 20} MiB: not a config")
+    text = data.decode("utf-8", errors="surrogateescape")
+    return tuple(named if p == STDIN else p for p in paths), {overlay_key(named): text}
+
+
+def _progress() -> Progress | None:
+    """Progress on standard error, only for a person at a terminal."""
+    try:
+        interactive = sys.stderr.isatty()
+    except ValueError:  # a closed stream
+        return None
+    if not interactive:
+        return None
+    from pbtxt_lint.cli.progress import Progress
+
+    return Progress(sys.stderr)
+
+
+def _apply_threshold(result: LintResult, threshold: Severity) -> NotShown:
+    """Drop the findings below `threshold` from `result`; how many, by severity."""
+    from collections import Counter
+
+    below = [d for d in result.diagnostics if d.severity.rank < threshold.rank]
+    if below:
+        result.diagnostics = [d for d in result.diagnostics if d.severity.rank >= threshold.rank]
+    return Counter(d.severity for d in below)
 
 
 def _report_problems(result: LintResult) -> None:
-    """Paths that do not exist and rules that crashed: on stderr, apart from findings."""
-    for problem in result.path_problems:
+    """Paths that do not exist, files that belong to no model and rules that crashed:
+    on stderr, apart from findings."""
+    for problem in [*result.path_problems, *result.skipped]:
         click.echo(f"pbtxt-lint: {inert(str(problem.path))}: {problem.message}", err=True)
     for internal in result.internal_errors:
         where = f" in rule {internal.rule}" if internal.rule else ""
@@ -350,24 +480,44 @@ def _fix(
 
 
 def _emit(
-    result: LintResult, output_format: str, output_file: Path | None, color: bool | None
+    result: LintResult,
+    output_format: str,
+    output_file: Path | None,
+    color: bool | None,
+    not_shown: NotShown,
 ) -> None:
     """Write the report in `output_format`, to `output_file` or standard output."""
     if output_file is None:
-        _render(result, output_format, sys.stdout, color)
+        _render(result, output_format, sys.stdout, color, not_shown)
         return
     try:
         with output_file.open("w", encoding="utf-8") as stream:
-            _render(result, output_format, stream, False)
+            _render(result, output_format, stream, False, not_shown)
     except OSError as error:
         _usage_error(f"{output_file}: cannot write the report: {error.strerror or error}")
 
 
-def _render(result: LintResult, output_format: str, stream: TextIO, color: bool | None) -> None:
+def _render(
+    result: LintResult,
+    output_format: str,
+    stream: TextIO,
+    color: bool | None,
+    not_shown: NotShown,
+) -> None:
     if output_format == "text":
         from pbtxt_lint.report.text import render_text
 
-        render_text(result, stream, color=color)
+        render_text(result, stream, color=color, not_shown=not_shown)
+    elif output_format == "concise":
+        from pbtxt_lint.report.concise import render_concise
+
+        render_concise(result, stream, not_shown)
+    elif output_format == "statistics":
+        from pbtxt_lint.config import known_rules
+        from pbtxt_lint.report.concise import render_statistics
+
+        names = {rule.code: rule.name for rule in known_rules()}
+        render_statistics(result, stream, names, not_shown)
     elif output_format == "github":
         from pbtxt_lint.report.github import render_github
 

@@ -22,10 +22,32 @@ _LISTS = ("select", "ignore", "extend-select")
 _FLAGS = ("disable-auto-complete-config", "config-only")
 
 
-def default_docs_url() -> str | None:
-    """docs/rules.md beside the package (a source checkout or editable install)."""
-    candidate = Path(__file__).resolve().parent.parent.parent / "docs" / "rules.md"
-    return candidate.as_uri() if candidate.is_file() else None
+SOURCE_DOCS = Path(__file__).resolve().parent.parent.parent / "docs" / "rules.md"
+"""The rule reference of a source checkout (or an editable install of one)."""
+
+
+def default_docs_url(source_docs: Path = SOURCE_DOCS) -> str | None:
+    """Where rule codes link: docs/rules.md beside the package in a source checkout,
+    else the "Rules" page the installed distribution names in its metadata (a wheel
+    install has no docs folder; hover shows each rule's text either way)."""
+    if source_docs.is_file():
+        return source_docs.as_uri()
+    return project_url("Rules")
+
+
+def project_url(label: str) -> str | None:
+    """The `Project-URL` of the installed pbtxt-lint with this label, if any."""
+    from importlib import metadata  # deferred: read once, when the server starts
+
+    try:
+        entries: list[str] = metadata.metadata("pbtxt-lint").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in entries:
+        name, _, url = str(entry).partition(",")
+        if name.strip() == label and url.strip():
+            return url.strip()
+    return None
 
 
 @dataclass(frozen=True)

@@ -379,9 +379,10 @@ def create_server() -> PbtxtLanguageServer:
         try:
             formatted = format_text(config.text)
         except FormatError as error:
-            ls.window_log_message(
-                lsp.LogMessageParams(lsp.MessageType.Warning, f"pbtxt-lint: not formatted: {error}")
-            )
+            # Shown, not logged: the user asked for formatting and would otherwise see
+            # nothing happen.
+            message = f"pbtxt-lint: not formatted: {error}"
+            ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Warning, message))
             return None
         edit = actions.minimal_edit(config.text, formatted, config.index)
         return [edit] if edit is not None else []

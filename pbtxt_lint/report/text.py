@@ -1,5 +1,8 @@
 """Human output: `path:line:col: severity CODE message`, a code frame, a hint, a summary.
 
+Findings below the run's threshold (`--min-severity`; info, by default, in this format)
+are not printed: the summary counts them and says which flag shows them.
+
 rich adds colour on a terminal and stays plain when piped or when NO_COLOR is set. Piped
 output (pre-commit, CI logs, editors) is written directly: importing rich costs a sixth of
 a one-file run, for styles nobody would see.
@@ -8,7 +11,7 @@ a one-file run, for styles nobody would see.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TextIO
 
@@ -20,7 +23,11 @@ from pbtxt_lint.paths import shown_path
 _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
-def _location(diagnostic: Diagnostic) -> str:
+NotShown = Mapping[Severity, int]
+"""Findings left out by the severity threshold, by severity."""
+
+
+def location(diagnostic: Diagnostic) -> str:
     where = shown_path(diagnostic.path)
     if diagnostic.span is not None:
         where += f":{diagnostic.span.line}:{diagnostic.span.column}"
@@ -48,13 +55,16 @@ def code_frame(
     return f"{gutter}{shown}\n{underline}"
 
 
-def summary_line(result: LintResult) -> str:
-    errors = result.count(Severity.ERROR)
-    warnings = result.count(Severity.WARNING)
-    infos = result.count(Severity.INFO)
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
-    def plural(n: int, word: str) -> str:
-        return f"{n} {word}{'' if n == 1 else 's'}"
+
+def summary_line(result: LintResult, not_shown: NotShown | None = None) -> str:
+    not_shown = not_shown or {}
+    errors, warnings, infos = (
+        result.count(severity) + not_shown.get(severity, 0)
+        for severity in (Severity.ERROR, Severity.WARNING, Severity.INFO)
+    )
 
     checked = f"Checked {plural(result.models, 'model')} ({plural(result.files, 'config file')})"
     hidden = []
@@ -65,10 +75,21 @@ def summary_line(result: LintResult) -> str:
     tail = f" ({', '.join(hidden)})" if hidden else ""
     if result.path_problems:  # said on stderr; the summary must not sound like success
         tail += f"; {plural(len(result.path_problems), 'path')} not checked"
-    if not result.diagnostics:
+    if not errors + warnings + infos:
         return f"{checked}: no problems found{tail}."
-    counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}, {infos} info"
-    return f"{checked}: {counts}{tail}."
+    counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}, {infos:,} info"
+    return f"{checked}: {counts}{tail}.{_not_shown(not_shown)}"
+
+
+def _not_shown(not_shown: NotShown) -> str:
+    """` Not shown: 12 info (--min-severity info shows them).`"""
+    hidden = [(severity, n) for severity, n in not_shown.items() if n]
+    if not hidden:
+        return ""
+    words = [f"{n:,} info" if s is Severity.INFO else plural(n, s.value) for s, n in hidden]
+    lowest = min((s for s, _ in hidden), key=lambda severity: severity.rank)
+    them = "it" if sum(n for _, n in hidden) == 1 else "them"
+    return f" Not shown: {', '.join(words)} (--min-severity {lowest.value} shows {them})."
 
 
 def wants_summary(result: LintResult) -> bool:
@@ -78,11 +99,17 @@ def wants_summary(result: LintResult) -> bool:
     return not (result.path_problems and not result.models)
 
 
-def render_text(result: LintResult, stream: TextIO, *, color: bool | None = None) -> None:
+def render_text(
+    result: LintResult,
+    stream: TextIO,
+    *,
+    color: bool | None = None,
+    not_shown: NotShown | None = None,
+) -> None:
     if color is False or (color is None and not _terminal(stream)):
-        _render_plain(result, stream)
+        _render_plain(result, stream, not_shown)
     else:
-        _render_rich(result, stream, color)
+        _render_rich(result, stream, color, not_shown)
 
 
 def _terminal(stream: TextIO) -> bool:
@@ -96,13 +123,13 @@ def _terminal(stream: TextIO) -> bool:
         return False
 
 
-def _render_plain(result: LintResult, stream: TextIO) -> None:
+def _render_plain(result: LintResult, stream: TextIO, not_shown: NotShown | None) -> None:
     """The same lines as the rich renderer, without styles."""
     lines = result.sources.lines  # the text the checks read
     out: list[str] = []
     for diagnostic in result.diagnostics:
         out.append(
-            f"{_location(diagnostic)}: {diagnostic.severity.value} {diagnostic.code} "
+            f"{location(diagnostic)}: {diagnostic.severity.value} {diagnostic.code} "
             f"{diagnostic.message}"
         )
         frame = code_frame(diagnostic, lines)
@@ -113,12 +140,14 @@ def _render_plain(result: LintResult, stream: TextIO) -> None:
     if wants_summary(result):
         if result.diagnostics:
             out.append("")
-        out.append(summary_line(result))
+        out.append(summary_line(result, not_shown))
     if out:
         stream.write("\n".join(out) + "\n")
 
 
-def _render_rich(result: LintResult, stream: TextIO, color: bool | None) -> None:
+def _render_rich(
+    result: LintResult, stream: TextIO, color: bool | None, not_shown: NotShown | None
+) -> None:
     from rich.console import Console
     from rich.markup import escape
 
@@ -133,7 +162,7 @@ def _render_rich(result: LintResult, stream: TextIO, color: bool | None) -> None
     for diagnostic in result.diagnostics:
         style = _STYLES[diagnostic.severity]
         console.print(
-            f"[bold]{escape(_location(diagnostic))}[/bold]: "
+            f"[bold]{escape(location(diagnostic))}[/bold]: "
             f"[{style}]{diagnostic.severity.value} {diagnostic.code}[/{style}] "
             f"{escape(diagnostic.message)}"
         )
@@ -145,4 +174,4 @@ def _render_rich(result: LintResult, stream: TextIO, color: bool | None) -> None
     if wants_summary(result):
         if result.diagnostics:
             console.print()
-        console.print(summary_line(result), style="bold")
+        console.print(summary_line(result, not_shown), style="bold")

@@ -2,9 +2,12 @@
 
 Mirrors Triton's scan: every sub-folder of a repository is a model (hidden ones too),
 the config is `configs/<--model-config-name>.pbtxt` if present, else `config.pbtxt`.
-PATH arguments may be a repository, a model folder or a config file; for a file we
-still know its whole repository so that cross-model checks can run (each model folder
-is listed only when something looks at it).
+PATH arguments may be a repository, a model folder, a config file (any `.pbtxt`, or a
+`.json` outside version folders: checked as its model's config whatever its name) or
+another file of a model (model.py, a label file, a model file: its model is checked,
+as a pre-commit hook passes them); for a file we still know its whole repository so
+that cross-model checks can run (each model folder is listed only when something looks
+at it). A file that belongs to no model is skipped.
 
 An `Overlay` (config path -> text) stands in for the bytes of those files: an editor
 lints its unsaved buffers, the rest of the repository as it is on disk.
@@ -27,6 +30,8 @@ if TYPE_CHECKING:
 
 CONFIG_NAME = "config.pbtxt"
 CONFIGS_FOLDER = "configs"
+OWNER_DEPTH = 4
+"""How far above a file its model folder may be: `m/1/model.savedmodel/variables/x`."""
 TOOL_FOLDERS = frozenset({"__pycache__", "__MACOSX", "lost+found"})
 _NUMERIC = re.compile(r"\d+")
 
@@ -300,6 +305,7 @@ class Target:
 class PathProblem:
     path: Path
     message: str
+    skipped: bool = False  # a file that belongs to no model: said, but not a failure
 
 
 def load_repository(
@@ -326,9 +332,32 @@ def _looks_like_model(folder: Path) -> bool:
     return any(_NUMERIC.fullmatch(child.name) and child.is_dir() for child in children)
 
 
-def classify(path: Path) -> tuple[Path, str | None, Path | None]:
-    """(repository root, selected model or None for all, explicit config file or None)."""
-    if path.is_file() or (path.exists() and not path.is_dir()):
+def is_config_file(path: Path) -> bool:
+    """A file given as a PATH that is read as a model configuration: any `.pbtxt`, and a
+    `.json` outside version folders (`<model>/1/model.json` is vLLM's engine arguments)."""
+    if path.suffix == ".pbtxt":
+        return True
+    return path.suffix == ".json" and not _NUMERIC.fullmatch(path.parent.name)
+
+
+def owner_of(path: Path) -> Path | None:
+    """The model folder a file beside the config belongs to (model.py, a label file, a
+    model file): the nearest folder above it, up to OWNER_DEPTH, that holds config.pbtxt
+    or configs/. None when there is none (a file of the project around the models)."""
+    folder = path.parent
+    for _ in range(OWNER_DEPTH):
+        if (folder / CONFIG_NAME).is_file() or (folder / CONFIGS_FOLDER).is_dir():
+            return folder
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return None
+
+
+def classify(path: Path, *, given: bool = False) -> tuple[Path, str | None, Path | None]:
+    """(repository root, selected model or None for all, explicit config file or None).
+    `given`: the path is a file whose text the caller holds (it need not exist)."""
+    if given or path.is_file() or (path.exists() and not path.is_dir()):
         parent = path.parent
         model = parent.parent if parent.name == CONFIGS_FOLDER else parent
         return model.parent, model.name, path
@@ -358,10 +387,20 @@ def discover(
             if problem is not None:
                 problems.append(problem)
                 continue
-        elif not raw.exists() and not raw.is_symlink():
+        elif not raw.exists() and not raw.is_symlink() and not _in(overlay, raw):
             problems.append(PathProblem(raw, "no such file or folder"))
             continue
-        root, model, config_file = classify(raw.absolute())
+        absolute = raw.absolute()
+        given = _in(overlay, raw)
+        model: str | None
+        if not given and absolute.is_file() and not is_config_file(absolute):
+            owner = owner_of(absolute)
+            if owner is None:
+                problems.append(PathProblem(raw, _NOT_IN_A_MODEL, skipped=True))
+                continue
+            root, model, config_file = owner.parent, owner.name, None
+        else:
+            root, model, config_file = classify(absolute, given=given)
         key = root.resolve()
         target = targets.get(key)
         if target is None:
@@ -374,6 +413,10 @@ def discover(
                 problems.append(_nothing_found(raw, target.repository, model_config_name))
         elif model in target.repository.models:
             target.selected.append(model)
+        elif given:
+            missing = target.repository.root / model
+            problems.append(PathProblem(raw, f"its model folder {missing} does not exist"))
+            continue
         if config_file is not None:
             target.explicit_files.append(config_file)
             folder = target.repository.models.get(model or "")
@@ -386,9 +429,33 @@ def discover(
                 folder.unused_configs = [
                     p for p in folder.unused_configs if p.name != config_file.name
                 ]
+            elif folder is not None and (
+                config_file.name != CONFIG_NAME or folder.config_path is None
+            ):
+                # `triton/config_1.pbtxt`, or text from standard input: that file is the
+                # model's config in this run, whatever the folder holds beside it.
+                folder.config_path = folder.path / config_file.name
     for target in targets.values():
         target.selected = list(dict.fromkeys(target.selected))
     return list(targets.values()), problems
+
+
+_NOT_IN_A_MODEL = (
+    f"not part of a model (no {CONFIG_NAME} or {CONFIGS_FOLDER}/ in its folder or the "
+    f"{OWNER_DEPTH - 1} above it); skipped"
+)
+
+
+def overlay_key(path: Path) -> Path:
+    """How an overlay names a file: its folder resolved (the repository's own paths are),
+    its name as given (the file need not exist)."""
+    absolute = path.absolute()
+    return absolute.parent.resolve() / absolute.name
+
+
+def _in(overlay: Overlay | None, path: Path) -> bool:
+    """Whether `path` is text the caller gives (standard input, an unsaved buffer)."""
+    return overlay is not None and overlay_key(path) in overlay
 
 
 def _unreachable(url: Path) -> PathProblem | None:

@@ -8,10 +8,11 @@ report every problem in the file, each at its token, in plain words.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Check, Finding, Stage, rule
+from pbtxt_lint.rules.base import Finding, Rule, Stage, rule
 from pbtxt_lint.textproto.binder import ProblemKind
 
 ERROR = Severity.ERROR
@@ -20,22 +21,33 @@ INFO = Severity.INFO
 _PARSE_FAILED = "Poll failed for model directory '<model>': failed to read text proto from <path>"
 
 
-def _problems_of(kind: ProblemKind) -> Check:
-    """A check that reports the parser's problems of one kind."""
+RULES_OF_KINDS: dict[ProblemKind, Rule] = {}
+"""The rule each kind of parser problem is reported by (the engine's cap, PL019, counts
+what it leaves out by code)."""
+
+
+def _parser_problems(context: ModelContext, kind: ProblemKind) -> Iterator[Finding]:
+    """The parser's problems of one kind, each at its token."""
+    if context.parsed is None:
+        return
+    for problem in context.parsed.problems:
+        if problem.kind is kind:
+            yield Finding(problem.message, span=problem.span, hint=problem.hint, fix=problem.fix)
+
+
+def _parser_rule(kind: ProblemKind, *args: Any, **kwargs: Any) -> Rule:
+    """A rule that reports the parser's problems of one kind."""
 
     def check(context: ModelContext) -> Iterator[Finding]:
-        if context.parsed is None:
-            return
-        for problem in context.parsed.problems:
-            if problem.kind is kind:
-                yield Finding(
-                    problem.message, span=problem.span, hint=problem.hint, fix=problem.fix
-                )
+        yield from _parser_problems(context, kind)
 
-    return check
+    made = rule(*args, **kwargs)(check)
+    RULES_OF_KINDS[kind] = made
+    return made
 
 
-syntax_error = rule(
+syntax_error = _parser_rule(
+    ProblemKind.SYNTAX,
     "PL001",
     "syntax-error",
     ERROR,
@@ -56,9 +68,10 @@ syntax_error = rule(
         max_batch_size: 8
         input [ { name: "x" dims: [ 1, 2 ] } ]
     """,
-)(_problems_of(ProblemKind.SYNTAX))
+)
 
-unknown_field = rule(
+unknown_field = _parser_rule(
+    ProblemKind.UNKNOWN_FIELD,
     "PL002",
     "unknown-field",
     ERROR,
@@ -75,9 +88,10 @@ unknown_field = rule(
     Good:
         input [ { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } ]
     """,
-)(_problems_of(ProblemKind.UNKNOWN_FIELD))
+)
 
-unknown_enum = rule(
+unknown_enum = _parser_rule(
+    ProblemKind.UNKNOWN_ENUM,
     "PL003",
     "unknown-enum-value",
     ERROR,
@@ -96,9 +110,10 @@ unknown_enum = rule(
         data_type: TYPE_FP32
         instance_group [ { kind: KIND_GPU } ]
     """,
-)(_problems_of(ProblemKind.UNKNOWN_ENUM))
+)
 
-quoted_enum = rule(
+quoted_enum = _parser_rule(
+    ProblemKind.QUOTED_ENUM,
     "PL004",
     "quoted-enum",
     ERROR,
@@ -115,9 +130,10 @@ quoted_enum = rule(
     Good:
         data_type: TYPE_FP32
     """,
-)(_problems_of(ProblemKind.QUOTED_ENUM))
+)
 
-wrong_type = rule(
+wrong_type = _parser_rule(
+    ProblemKind.WRONG_TYPE,
     "PL005",
     "wrong-value-type",
     ERROR,
@@ -139,9 +155,10 @@ wrong_type = rule(
         max_batch_size: 8
         parameters { key: "k" value: { string_value: "v" } }
     """,
-)(_problems_of(ProblemKind.WRONG_TYPE))
+)
 
-duplicate_field = rule(
+duplicate_field = _parser_rule(
+    ProblemKind.DUPLICATE_FIELD,
     "PL006",
     "duplicate-field",
     ERROR,
@@ -159,9 +176,10 @@ duplicate_field = rule(
     Good:
         max_batch_size: 16
     """,
-)(_problems_of(ProblemKind.DUPLICATE_FIELD))
+)
 
-oneof_conflict = rule(
+oneof_conflict = _parser_rule(
+    ProblemKind.ONEOF_CONFLICT,
     "PL007",
     "oneof-conflict",
     ERROR,
@@ -181,9 +199,10 @@ oneof_conflict = rule(
     Good:
         sequence_batching { }
     """,
-)(_problems_of(ProblemKind.ONEOF_CONFLICT))
+)
 
-out_of_range = rule(
+out_of_range = _parser_rule(
+    ProblemKind.OUT_OF_RANGE,
     "PL008",
     "integer-out-of-range",
     ERROR,
@@ -200,28 +219,35 @@ out_of_range = rule(
     Good:
         version_policy: { latest: { num_versions: 1 } }
     """,
-)(_problems_of(ProblemKind.OUT_OF_RANGE))
+)
 
-placeholder = rule(
+placeholder = _parser_rule(
+    ProblemKind.PLACEHOLDER,
     "PL009",
     "template-placeholder",
     ERROR,
-    "An unfilled template placeholder such as ${triton_max_batch_size} or {{ x }}.",
+    "An unfilled template placeholder where a value belongs, such as "
+    "${triton_max_batch_size} or {{ x }}: the file does not parse.",
     triton=_PARSE_FAILED,
     stage=Stage.PARSE,
     needs_config=False,
     doc="""
     Templated repositories (TensorRT-LLM's `fill_template.py`, Helm, Jinja) must be
-    rendered before Triton reads them; a placeholder left in the file does not parse.
+    rendered before Triton reads them; a placeholder left where a value belongs does not
+    parse. Reported once per file, at the first such placeholder, with the list of all
+    of them (those inside strings too); the rest of the file is not checked, since what
+    follows a placeholder only cascades. A file whose placeholders all sit inside
+    strings parses: PL018.
 
     Bad:
         max_batch_size: ${triton_max_batch_size}
     Good:
         max_batch_size: 64
     """,
-)(_problems_of(ProblemKind.PLACEHOLDER))
+)
 
-encoding = rule(
+encoding = _parser_rule(
+    ProblemKind.ENCODING,
     "PL010",
     "file-encoding",
     ERROR,
@@ -239,9 +265,10 @@ encoding = rule(
     Good:
         (the same file saved as UTF-8)
     """,
-)(_problems_of(ProblemKind.ENCODING))
+)
 
-not_utf8 = rule(
+not_utf8 = _parser_rule(
+    ProblemKind.NOT_UTF8,
     "PL014",
     "not-utf8",
     WARNING,
@@ -256,9 +283,10 @@ not_utf8 = rule(
     Good:
         # café   (saved as UTF-8)
     """,
-)(_problems_of(ProblemKind.NOT_UTF8))
+)
 
-duplicate_map_key = rule(
+duplicate_map_key = _parser_rule(
+    ProblemKind.DUPLICATE_MAP_KEY,
     "PL011",
     "duplicate-map-key",
     INFO,
@@ -274,9 +302,10 @@ duplicate_map_key = rule(
     Good:
         parameters { key: "execution_mode" value { string_value: "1" } }
     """,
-)(_problems_of(ProblemKind.DUPLICATE_MAP_KEY))
+)
 
-undeclared_enum_number = rule(
+undeclared_enum_number = _parser_rule(
+    ProblemKind.UNDECLARED_ENUM_NUMBER,
     "PL012",
     "undeclared-enum-number",
     WARNING,
@@ -291,7 +320,60 @@ undeclared_enum_number = rule(
     Good:
         data_type: TYPE_FP32
     """,
-)(_problems_of(ProblemKind.UNDECLARED_ENUM_NUMBER))
+)
+
+
+quoted_placeholder = _parser_rule(
+    ProblemKind.QUOTED_PLACEHOLDER,
+    "PL018",
+    "quoted-template-placeholder",
+    INFO,
+    "An unfilled template placeholder inside a string: Triton reads it, the backend gets "
+    "the literal text.",
+    needs_config=False,
+    doc="""
+    `string_value: "${engine_dir}"` parses, so Triton loads the file, and the backend
+    (or model.py) receives the text `${engine_dir}` as the value. What that does depends
+    on who reads it: TensorRT-LLM's backend and its Python models take a value of the
+    form `${...}` as not set (their default; its `fill_template.py` leaves optional
+    parameters so, and its own parameters have their own rules), any other backend or
+    model.py gets the text itself, as a path, a number or a flag. A fact worth knowing
+    (info), never a guess at a failure: once per file, listing the placeholders. Only
+    `${...}` and `{{ ... }}` count inside strings: `$$TRITON_MODEL_DIRECTORY` is
+    Triton's own variable. A placeholder where a value belongs is PL009.
+
+    Bad:
+        parameters { key: "tokenizer_dir" value: { string_value: "${tokenizer_dir}" } }
+    Good:
+        parameters { key: "tokenizer_dir" value: { string_value: "/models/llama/tokenizer" } }
+    """,
+)
+
+
+@rule(
+    "PL019",
+    "problems-not-shown",
+    ERROR,
+    "How many more problems a file Triton refuses has, past the first 20 shown.",
+    triton=_PARSE_FAILED,
+    stage=Stage.PARSE,
+    needs_config=False,
+)
+def problems_not_shown(context: ModelContext) -> Iterator[Finding]:
+    """Triton stops at a config's first parse error; pbtxt-lint reports the first 20
+    problems of such a file among the rules the run selects, then this one line with
+    how many more there are and of which codes. It follows the selection of what it
+    counts: `--ignore PL002` leaves PL002s out of the count, and with nothing selected
+    left out there is no such line. Its severity is that of the worst problem it
+    counts. Reported by the linter core after the rules have run; its check here
+    yields nothing.
+
+    Bad:
+        (a file with 45 syntax errors: 20 shown, then "25 more problems ... (25 PL001)")
+    Good:
+        (fix the first ones and check again)
+    """
+    yield from ()
 
 
 @rule(
@@ -322,7 +404,10 @@ def unreadable_config(context: ModelContext) -> Iterator[Finding]:
             file=config_file.path,
             hint="make the file a readable regular file",
         )
-    yield from _problems_of(ProblemKind.TOO_LARGE)(context)
+    yield from _parser_problems(context, ProblemKind.TOO_LARGE)
+
+
+RULES_OF_KINDS[ProblemKind.TOO_LARGE] = unreadable_config
 
 
 @rule(

@@ -50,7 +50,8 @@ class ProblemKind(enum.Enum):
     OUT_OF_RANGE = "out-of-range"
     DUPLICATE_FIELD = "duplicate-field"
     ONEOF_CONFLICT = "oneof-conflict"
-    PLACEHOLDER = "placeholder"
+    PLACEHOLDER = "placeholder"  # where a value belongs: the file does not parse
+    QUOTED_PLACEHOLDER = "quoted-placeholder"  # inside a string: parsed, kept literally
     ENCODING = "encoding"
     NOT_UTF8 = "not-utf8"
     DUPLICATE_MAP_KEY = "duplicate-map-key"
@@ -60,7 +61,12 @@ class ProblemKind(enum.Enum):
 
 
 ACCEPTED_KINDS = frozenset(
-    {ProblemKind.DUPLICATE_MAP_KEY, ProblemKind.UNDECLARED_ENUM_NUMBER, ProblemKind.NOT_UTF8}
+    {
+        ProblemKind.DUPLICATE_MAP_KEY,
+        ProblemKind.UNDECLARED_ENUM_NUMBER,
+        ProblemKind.NOT_UTF8,
+        ProblemKind.QUOTED_PLACEHOLDER,
+    }
 )
 """Problems Triton's parser accepts silently: warnings, never a reason to reject."""
 

@@ -12,6 +12,7 @@ was found, and the message the binder built is the result.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from pbtxt_lint.diagnostics import Edit, Fix, Span
@@ -25,9 +26,13 @@ from pbtxt_lint.textproto.tree import Document, parse_tree
 _PLACEHOLDER_RE = re.compile(r"\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|\$[A-Z_][A-Z0-9_]*\b|<<[^>\n]*>>")
 _BOM = "\ufeff"
 MAX_REPORTED = 20
-"""Problems reported for a file Triton refuses: it stops at the first, and past a few
-dozen the rest are one mistake's echoes or a file that is no config at all (clang's
-error limit is 20 too). The report says how many it leaves out."""
+"""Problems reported for a file Triton refuses, among those the run selects (the engine
+caps them, PL019): Triton stops at the first, and past a few dozen the rest are one
+mistake's echoes or a file that is no config at all (clang's error limit is 20 too). The
+report says how many it leaves out, and of which codes."""
+MAX_KEPT = 1_000
+"""Problems kept for a file Triton refuses, so the cap can follow the selection; the rest
+are only counted, by kind."""
 
 
 @dataclass
@@ -41,7 +46,8 @@ class ParsedConfig:
     source_map: SourceMap
     problems: list[Problem] = field(default_factory=list)
     not_text: NotText | None = None  # what the file is when it is not text at all
-    unreported: int = 0  # problems past MAX_REPORTED in a file Triton refuses
+    unreported: Counter[ProblemKind] = field(default_factory=Counter)
+    """Problems of a file Triton refuses past MAX_KEPT, by kind: counted, not kept."""
 
 
 def decode(data: bytes) -> tuple[str, list[Problem]]:
@@ -77,40 +83,120 @@ def decode(data: bytes) -> tuple[str, list[Problem]]:
     return text, problems
 
 
-def find_placeholders(text: str) -> list[Problem]:
-    """Unrendered template variables (`${x}`, `{{ x }}`), outside comments."""
-    problems = []
+@dataclass(frozen=True)
+class Placeholder:
+    """An unrendered template variable and where it stands."""
+
+    text: str
+    span: Span
+    quoted: bool  # inside a string: the file parses, the value is the literal text
+
+
+def find_placeholders(text: str) -> list[Placeholder]:
+    """Template variables (`${x}`, `{{ x }}`, `$X`, `<<x>>`) outside comments. Inside a
+    string only `${x}` and `{{ x }}` count: a `$$TRITON_MODEL_DIRECTORY` or a `$HOME` there
+    is a value some backend reads as it is."""
+    if "$" not in text and "{{" not in text and "<<" not in text:
+        return []
+    found = []
     # Lines end at "\n" only, as for every other position (not at \r, \f, \u2028...).
     for number, line in enumerate(text.split("\n"), start=1):
-        code = _strip_comment(line)
-        for match in _PLACEHOLDER_RE.finditer(code):
-            problems.append(
-                Problem(
-                    ProblemKind.PLACEHOLDER,
-                    f"unfilled template placeholder {match.group()}: this file is a "
-                    "template, not a config Triton can read",
-                    Span(number, match.start() + 1, number, match.end() + 1),
-                    "render the template (fill every placeholder) before deploying or "
-                    "linting; lint the rendered config",
-                )
-            )
-    return problems
+        if "$" not in line and "{{" not in line and "<<" not in line:
+            continue
+        strings, comment = _strings_and_comment(line)
+        for match in _PLACEHOLDER_RE.finditer(line, 0, comment):
+            quoted = any(start < match.start() < end for start, end in strings)
+            if quoted and not match.group().startswith(("${", "{{")):
+                continue
+            span = Span(number, match.start() + 1, number, match.end() + 1)
+            found.append(Placeholder(match.group(), span, quoted))
+    return found
 
 
-def _strip_comment(line: str) -> str:
-    """The line without a trailing `#` comment (quotes respected)."""
-    quote = ""
-    for index, char in enumerate(line):
+def _strings_and_comment(line: str) -> tuple[list[tuple[int, int]], int]:
+    """The (start, end) of each quoted string of a line, and where its `#` comment starts
+    (the line's length when it has none)."""
+    strings: list[tuple[int, int]] = []
+    quote, start, index = "", 0, 0
+    while index < len(line):
+        char = line[index]
         if quote:
             if char == "\\":
-                continue
-            if char == quote:
+                index += 1  # the escaped character cannot close the string
+            elif char == quote:
+                strings.append((start, index))
                 quote = ""
         elif char in "\"'":
-            quote = char
+            quote, start = char, index
         elif char == "#":
-            return line[:index]
-    return line
+            return strings, index
+        index += 1
+    if quote:
+        strings.append((start, len(line)))
+    return strings, len(line)
+
+
+def placeholder_problems(text: str) -> list[Problem]:
+    """One problem for a template's placeholders: PLACEHOLDER when one stands where a
+    value belongs (the file does not parse; the list names every placeholder), else
+    QUOTED_PLACEHOLDER when some sit inside strings (the file parses, the backend gets
+    the literal text)."""
+    found = find_placeholders(text)
+    bare = [p for p in found if not p.quoted]
+    quoted = [p for p in found if p.quoted]
+    render = "render the template (fill every placeholder) before deploying; lint the result"
+    if bare:
+        inside = ""
+        if quoted:
+            inside = ", one of them" if len(quoted) == 1 else f", {len(quoted)} of them"
+            inside += " inside strings"
+        if len(found) == 1:
+            where = "it stands"
+        elif not quoted:
+            where = "they all stand"
+        elif len(bare) == 1:
+            where = "one of them stands"
+        else:
+            where = f"{len(bare)} of them stand"
+        return [
+            Problem(
+                ProblemKind.PLACEHOLDER,
+                f"{_count(found)}{inside}: {_listing(found)}; {where} where a value belongs, "
+                "which protobuf's text parser refuses, so Triton cannot read this file (a "
+                "template, not a config)",
+                bare[0].span,
+                render,
+            )
+        ]
+    if quoted:
+        return [
+            Problem(
+                ProblemKind.QUOTED_PLACEHOLDER,
+                f"{_count(quoted)} inside strings: {_listing(quoted)}; Triton reads the file "
+                f"as it is and hands the backend the text '{quoted[0].text}' itself (which "
+                "TensorRT-LLM's backend and models take as not set for most of their "
+                "parameters; anything else gets the text as the value)",
+                quoted[0].span,
+                "give each the value meant, or delete the parameter to leave it unset",
+            )
+        ]
+    return []
+
+
+def _count(found: list[Placeholder]) -> str:
+    if len(found) == 1:
+        return "an unfilled template placeholder"
+    return f"{len(found)} unfilled template placeholders"
+
+
+def _listing(found: list[Placeholder], shown: int = 6) -> str:
+    """`${a} (line 3), ${b} (line 9) and 4 more` (each text once, where it first stands)."""
+    first: dict[str, int] = {}
+    for placeholder in found:
+        first.setdefault(placeholder.text, placeholder.span.line)
+    items = [f"{text} (line {line})" for text, line in first.items()]
+    listed = ", ".join(items[:shown])
+    return listed + (f" and {len(items) - shown} more" if len(items) > shown else "")
 
 
 def parse_config(data: bytes) -> ParsedConfig:
@@ -165,20 +251,23 @@ def _parse_text(data: bytes) -> ParsedConfig:
         Problem(ProblemKind.SYNTAX, issue.message, issue.span, issue.hint)
         for issue in document.issues
     ] + binder.problems
+    placeholders = placeholder_problems(body)
     if not has_bom and all(p.kind in ACCEPTED_KINDS for p in ours):
         config = binder.message
         assert isinstance(config, ModelConfig)
-        return ParsedConfig(text, config, document, binder.source_map, problems + ours)
-    placeholders = find_placeholders(body)
-    if placeholders:
+        accepted = problems + ours + placeholders
+        return ParsedConfig(text, config, document, binder.source_map, accepted)
+    unreported: Counter[ProblemKind] = Counter()
+    if placeholders and placeholders[0].kind is ProblemKind.PLACEHOLDER:
         # A template is not a config: what follows a placeholder only cascades (a
         # bare `${n}` inside a list of blocks derails the nesting), so report just
         # the placeholders; lint the rendered file for the rest.
         ours = placeholders
-    refused = problems + ours
-    unreported = 0 if placeholders else document.dropped_issues
-    if len(refused) > MAX_REPORTED:
-        refused.sort(key=lambda problem: (problem.span.line, problem.span.column))
-        unreported += len(refused) - MAX_REPORTED
-        refused = refused[:MAX_REPORTED]
+    else:
+        ours += placeholders
+        if document.dropped_issues:
+            unreported[ProblemKind.SYNTAX] = document.dropped_issues
+    refused = sorted(problems + ours, key=lambda problem: (problem.span.line, problem.span.column))
+    unreported.update(problem.kind for problem in refused[MAX_KEPT:])
+    refused = refused[:MAX_KEPT]
     return ParsedConfig(text, None, document, binder.source_map, refused, unreported=unreported)

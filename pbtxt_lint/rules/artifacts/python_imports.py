@@ -5,7 +5,9 @@ stub's standard library, the model folder and the environment provide.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,7 +66,8 @@ def python_import_unresolved(context: ModelContext) -> Iterator[Finding]:
     the image's packages are declared (`--python-packages requirements.txt`, or
     `python-packages` in the configuration file), which makes it a verdict. Imports under
     `try/except ImportError`, `contextlib.suppress` or a version/platform `if` are not
-    judged.
+    judged. A package is reported once per model, at the first of its most severe
+    imports, with how many more imports of it the model has.
 
     tritonserver 2.51 (24.10), checked: `Failed to initialize Python stub for
     auto-complete: ModuleNotFoundError: No module named 'notinenv'` then `failed to load
@@ -84,13 +87,34 @@ def python_import_unresolved(context: ModelContext) -> Iterator[Finding]:
     if not scans:
         return
     sources = context.shared(import_sources)
+    # One finding per top-level package (per statement for a relative import): the
+    # first of the most severe imports of it, with how many more the model has.
+    kept: dict[str, Finding] = {}
+    more: Counter[str] = Counter()
     for scan in scans:
         for use in scan.imports:
             if use.guarded:
                 continue
             finding = _judge(context, scan, use, sources)
-            if finding is not None:
-                yield finding
+            if finding is None:
+                continue
+            key = use.top if not use.level else f"{use.file}:{use.line}"
+            first = kept.get(key)
+            if first is None or _rank(finding) > _rank(first):
+                if first is not None:
+                    more[key] += 1
+                kept[key] = finding
+            else:
+                more[key] += 1
+    for key, finding in kept.items():
+        if more[key]:
+            also = f"{more[key]} other import{'s' if more[key] > 1 else ''} of '{key}'"
+            finding = replace(finding, message=f"{finding.message} ({also} in this model)")
+        yield finding
+
+
+def _rank(finding: Finding) -> int:
+    return (finding.severity or ERROR).rank
 
 
 def _judge(

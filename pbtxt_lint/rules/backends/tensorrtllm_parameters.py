@@ -235,8 +235,8 @@ def tensorrtllm_parameter_unfilled(context: ModelContext) -> Iterator[Finding]:
     and decoder model paths are empty"; preprocessing's and postprocessing's
     `tokenizer_dir: "${tokenizer_dir}"` goes to `AutoTokenizer.from_pretrained`, which
     refuses it ("OSError: Incorrect path_or_model_id: '${tokenizer_dir}'", seen with
-    scripts/trtllm_live.py). PL009 reports every placeholder of the file; this says
-    what the backend does with these ones.
+    scripts/trtllm_live.py). PL009 and PL018 list a file's placeholders once; this
+    says what the backend does with these ones.
 
     Bad:
         parameters { key: "gpt_model_type" value { string_value: "${batching_strategy}" } }

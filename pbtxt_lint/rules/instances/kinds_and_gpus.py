@@ -62,34 +62,24 @@ def model_kind_with_gpus(context: ModelContext) -> Iterator[Finding]:
 def gpu_kind_without_gpu(context: ModelContext) -> Iterator[Finding]:
     """KIND_GPU needs a GPU Triton can use (CUDA visible, compute capability high
     enough). On a CPU-only host or container (no `--gpus`), the model fails to load.
-    This is a verdict only for a declared host (`--gpus 0`); without one it is info:
-    the model needs a host with a GPU.
+    Reported only for a declared CPU-only host (`--gpus 0`): without one, KIND_GPU says
+    no more than what its author wrote (the model wants a GPU), on every GPU model of a
+    repository.
 
     Bad:
         instance_group [ { kind: KIND_GPU } ]      (pbtxt-lint check --gpus 0)
     Good:
         instance_group [ { kind: KIND_CPU } ]
     """
-    host = context.settings.gpus
-    if host:
+    if context.settings.gpus != 0:
         return
     for group in resolve_groups(context):
-        if group.written != GPU:
-            continue
-        if host == 0:
+        if group.written == GPU:
             yield Finding(
                 f"{group.label} of model '{context.model.name}' has kind KIND_GPU but "
                 "the target host has no GPU; Triton refuses the model",
                 at=group.at("kind"),
                 hint="use kind: KIND_CPU, or run tritonserver with GPUs (docker run --gpus all)",
-            )
-        else:
-            yield Finding(
-                f"{group.label} of model '{context.model.name}' has kind KIND_GPU: the model "
-                "needs a host with a GPU (Triton refuses KIND_GPU where it sees none)",
-                at=group.at("kind"),
-                hint=f"nothing to do for a GPU host; {GPUS_HINT}",
-                severity=INFO,
             )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES, KNOWN_BACKENDS
+from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES, KNOWN_BACKENDS, versions_elsewhere
 from pbtxt_lint.targets import newer_name
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
@@ -59,7 +59,9 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
     known file name (`model.onnx`, `model.plan`, `model.pt`, `model.py`, ...) in the
     first sub-folder. If none is there, the model fails. `model.pt2` (PyTorch
     AOTInductor) is known from Triton 26.03 (2.67); checked with an older
-    `--triton-version`, a lone `model.pt2` fails too.
+    `--triton-version`, a lone `model.pt2` fails too. With `--config-only`, a model
+    whose version folders live elsewhere (no sub-folder named by digits, no model file
+    beside the config) is not judged: the file that names its backend is there.
 
     Bad:
         resnet/config.pbtxt   (no backend or platform)
@@ -70,6 +72,8 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
     """
     result = context.autofill
     if result is None or result.error is None or context.model.entries is None:
+        return
+    if versions_elsewhere(context):
         return
     subfolders = context.model.subfolders
     hint = (

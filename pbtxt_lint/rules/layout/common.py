@@ -1,7 +1,10 @@
 """Names the PL1xx topic modules share: the backends Triton's containers know and the
-model file names its core recognises, both read from `pbtxt_lint.triton.backends`."""
+model file names its core recognises, both read from `pbtxt_lint.triton.backends`; and
+whether, with --config-only, a model's version folders are elsewhere."""
 
 from __future__ import annotations
+
+import re
 
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.triton.backends import BACKENDS, PLATFORMS
@@ -25,3 +28,21 @@ def linked_out_versions(context: ModelContext) -> list[str]:
     rather than missing (PL107)."""
     linked = [e.name for e in context.model.entries or [] if e.is_symlink and e.outside]
     return [v.folder for v in scan_version_folders(linked).versions]
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def versions_elsewhere(context: ModelContext) -> bool:
+    """With --config-only (configs kept apart from their model files), whether this
+    model's version folders live elsewhere: its folder has no sub-folder named by
+    digits (`1`, `01`) and no model file of its own. What Triton reads from the version
+    folders (which versions load, which backend a file names) is then not judged; the
+    helper files such a folder holds (a DALI pipeline.py, setup.sh, labels.txt) are no
+    sign of where the versions are."""
+    if not context.settings.config_only:
+        return False
+    entries = context.model.entries or []
+    if any(e.is_dir and _DIGITS.fullmatch(e.name) for e in entries):
+        return False
+    return not any(not e.is_dir and e.name in ARTIFACT_NAMES for e in entries)

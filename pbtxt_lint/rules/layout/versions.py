@@ -12,20 +12,13 @@ from collections.abc import Iterator
 
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.layout import CONFIG_NAME, CONFIGS_FOLDER
 from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES, linked_out_versions
+from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES, linked_out_versions, versions_elsewhere
 from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
 from pbtxt_lint.triton.backends import PYTHON_ENV
 from pbtxt_lint.triton.versions import SPECIAL_FOLDERS
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-
-
-def _only_configs(context: ModelContext) -> bool:
-    """The model folder holds its config and nothing else (configs kept apart)."""
-    names = {e.name for e in context.model.entries or []}
-    return names <= {CONFIG_NAME, CONFIGS_FOLDER}
 
 
 def _loose(context: ModelContext) -> list[str]:
@@ -61,9 +54,10 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
     """Models (ensembles too) need a numeric version folder: `1/`, not `01/`, `v1/` or
     the model file directly in the model folder.
 
-    With `--config-only`, a model folder that holds nothing but its config (configs
-    kept apart from their model files) is not judged: its version folders live
-    wherever the model files do.
+    With `--config-only` (configs kept apart from their model files), a model folder
+    with no sub-folder named by digits and no model file is not judged: its version
+    folders live wherever the model files do, whatever helper files (a DALI
+    `pipeline.py`, `setup.sh`, `labels.txt`) sit beside the config.
 
     Bad:
         resnet/config.pbtxt
@@ -76,7 +70,7 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
         return
     if context.selection.versions or linked_out_versions(context):
         return  # a version behind a link pbtxt-lint does not follow is PL115's
-    if context.settings.config_only and _only_configs(context):
+    if versions_elsewhere(context):
         return
     loose = _loose(context)
     zeros = context.version_scan.leading_zeros
@@ -86,6 +80,11 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
         hint = f"rename '{zeros[0]}' to '{zeros[0].lstrip('0') or '0'}'"
     elif context.effective.platform == ENSEMBLE_PLATFORM:
         hint = "an ensemble needs a version folder too: create an empty 1/"
+    elif not context.model.subfolders and not context.settings.config_only:
+        hint = (
+            "put the model file in a version folder such as 1/ (a repository whose model "
+            "files are added at deploy time is checked with --config-only)"
+        )
     else:
         hint = "put the model file in a version folder such as 1/"
     policy = context.config is not None and context.config.HasField("version_policy")

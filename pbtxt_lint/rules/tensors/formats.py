@@ -160,33 +160,60 @@ def non_linear_io_rank(context: ModelContext) -> Iterator[Finding]:
             )
 
 
+_CHANNELS = (1, 3, 4)
+"""Channel counts of images (grey, RGB, RGBA): how a dimension reads as channels."""
+
+
+def _layout(dims: tuple[int, ...]) -> str | None:
+    """`NHWC` or `NCHW` when 3 dims read unambiguously as channels last or first."""
+
+    def spatial(size: int) -> bool:  # a height or width: variable, or over 4
+        return size == -1 or size > max(_CHANNELS)
+
+    if dims[0] in _CHANNELS and spatial(dims[-1]):
+        return "NCHW"
+    if dims[-1] in _CHANNELS and spatial(dims[0]):
+        return "NHWC"
+    return None
+
+
 @rule(
     "PL221",
     "image-format-ignored",
     INFO,
-    "format FORMAT_NHWC/FORMAT_NCHW, which no backend acts on.",
+    "format FORMAT_NHWC/FORMAT_NCHW whose dims read as the other layout; no backend acts on "
+    "the format.",
 )
 def image_format_ignored(context: ModelContext) -> Iterator[Finding]:
     """Triton only checks that a formatted input has 3 dims (PL208) and reports the
-    format in the model metadata for clients. No backend transposes or interprets it:
-    the model itself must expect that layout.
+    format in the model metadata for clients; no backend transposes or interprets it,
+    so the model itself must expect the layout its dims have. Reported when the dims
+    contradict the format: FORMAT_NHWC (channels last) on dims whose first size looks
+    like a channel count (1, 3 or 4) and whose last does not, or FORMAT_NCHW the other
+    way round. Clients that lay out images by the format (Triton's image_client reads
+    NHWC dims as height, width, channels) then send a layout the model does not take.
+    A format that agrees with its dims is left alone: it changes nothing on the server.
 
     Bad:
         input [ { name: "img" data_type: TYPE_FP32 format: FORMAT_NHWC dims: [ 3, 224, 224 ] } ]
     Good:
-        input [ { name: "img" data_type: TYPE_FP32 dims: [ 3, 224, 224 ] } ]
+        input [ { name: "img" data_type: TYPE_FP32 format: FORMAT_NCHW dims: [ 3, 224, 224 ] } ]
     """
     config = context.effective
     if config is None:
         return
     for index, model_input in enumerate(config.input):
-        if model_input.format in _IMAGE_FORMATS and len(model_input.dims) == 3:
-            name = ModelInput.Format.Name(model_input.format)
-            yield Finding(
-                f"{Tensor('input', index, model_input).label}: format {name} is only "
-                "reported to clients; no backend converts the layout, so dims must already be "
-                "in the order the model expects",
-                at=("input", index, "format"),
-                hint="keep it if clients read it from the model metadata; it changes nothing "
-                "on the server",
-            )
+        if model_input.format not in _IMAGE_FORMATS or len(model_input.dims) != 3:
+            continue
+        name = ModelInput.Format.Name(model_input.format)
+        layout = _layout(tuple(model_input.dims))
+        if layout is None or name == f"FORMAT_{layout}":
+            continue
+        yield Finding(
+            f"{Tensor('input', index, model_input).label}: format {name} says channels "
+            f"{'last' if name == 'FORMAT_NHWC' else 'first'}, but dims "
+            f"{config_dims(model_input.dims)} read as {layout}; no backend converts the "
+            "layout, so clients that lay out images by the format send the wrong one",
+            at=("input", index, "format"),
+            hint=f"write format: FORMAT_{layout} (or reorder dims to match {name})",
+        )
