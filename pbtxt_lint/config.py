@@ -26,7 +26,7 @@ from pbtxt_lint.storage import is_remote
 from pbtxt_lint.targets import RequestedRelease, UnknownRelease, resolve
 
 if TYPE_CHECKING:
-    from pbtxt_lint.rules.base import PlannedRule, RuleInfo
+    from pbtxt_lint.rules.base import PlannedRule
 
 DEDICATED = ".pbtxt-lint.toml"
 PYPROJECT = "pyproject.toml"
@@ -55,11 +55,11 @@ class ConfigError(Exception):
         self.source = source
 
 
-def known_rules() -> tuple[RuleInfo, ...]:
-    """Every rule's index row, in code order; no rule module is imported."""
-    from pbtxt_lint.rules.index import INDEX  # deferred: only runs that resolve rules need it
+def known_rules() -> tuple[PlannedRule, ...]:
+    """Every rule, in code order, as the engine plans runs (`rules/catalog.py`)."""
+    from pbtxt_lint.rules import catalog  # deferred: only runs that resolve rules need it
 
-    return INDEX
+    return catalog.known_rules()
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

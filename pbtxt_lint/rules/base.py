@@ -83,9 +83,10 @@ class Rule:
 
 class RuleInfo(NamedTuple):
     """What the engine needs to plan a run, without importing the rule's module: the
-    rows of `rules/index.py`, generated from the registry by scripts/gen_docs.py. A run
-    imports only the topic modules whose rules it calls (a one-config check of a
-    Python model never loads the ONNX or ensemble rules)."""
+    rows of `rules/index.py`, generated from the rules by scripts/gen_docs.py and used
+    while their module is unchanged (`rules/catalog.py`). A run imports only the topic
+    modules whose rules it calls (a one-config check of a Python model never loads the
+    ONNX or ensemble rules)."""
 
     code: str
     name: str
@@ -100,13 +101,18 @@ class RuleInfo(NamedTuple):
 
     def load(self) -> Rule:
         """The rule itself (its module imported on first use)."""
-        return _rules_of(self.module)[self.code]
+        return rules_of(self.module)[self.code]
 
 
 @cache
-def _rules_of(module: str) -> dict[str, Rule]:
+def rules_of(module: str) -> dict[str, Rule]:
+    """The rules a topic module (`batching.priorities`) defines, by code."""
     loaded = importlib.import_module(f"pbtxt_lint.rules.{module}")
-    return {value.code: value for value in vars(loaded).values() if isinstance(value, Rule)}
+    rules = [value for value in vars(loaded).values() if isinstance(value, Rule)]
+    by_code = {r.code: r for r in rules}
+    if len(by_code) < len(rules):
+        raise RuntimeError(f"a rule code defined twice in pbtxt_lint.rules.{module}")
+    return by_code
 
 
 PlannedRule = Rule | RuleInfo
