@@ -193,7 +193,7 @@ def rule_index() -> str:
         module = r.check.__module__.removeprefix("pbtxt_lint.rules.")
         lines.append(
             f"    RuleInfo({r.code!r}, {r.name!r}, {severities[r.severity.value]}, "
-            f"{r.summary!r}, Stage.{r.stage.name}, {r.needs_config}, {r.stray}, "
+            f"{r.summary!r}, Stage.{r.stage.name}, {r.needs_config}, {r.effective}, {r.stray}, "
             f"Scope.{r.scope.name}, {module!r}),"
         )
     lines += [")", "", "DIGESTS: dict[str, str] = {"]

@@ -107,18 +107,22 @@ class _Plan:
         self.codes = {r.code: r.name for r in all_rules}
         self.by_name = {name: code for code, name in self.codes.items()}
         self.active = active
-        self._runnable: dict[tuple[bool, bool, frozenset[Scope]], _Runnable] = {}
+        self._runnable: dict[tuple[bool, bool, bool, frozenset[Scope]], _Runnable] = {}
 
     def runnable(self, context: ModelContext) -> _Runnable:
         """The active rules for a model like this one (stray folder?, config parsed?,
-        scopes), in their declared order; computed once per kind of model."""
+        effective config?, scopes), in their declared order; computed once per kind."""
         stray, parsed, scopes = context.model.is_stray, context.config is not None, context.scopes
-        key = (stray, parsed, scopes)
+        effective = context.effective is not None
+        key = (stray, parsed, effective, scopes)
         if key not in self._runnable:
             rules = [
                 r.load()
                 for r in self.active
-                if r.stray == stray and (parsed or not r.needs_config) and r.scope in scopes
+                if r.stray == stray
+                and (parsed or not r.needs_config)
+                and (effective or not r.effective)
+                and r.scope in scopes
             ]
             self._runnable[key] = _Runnable(rules, frozenset(r.code for r in rules))
         return self._runnable[key]
@@ -132,6 +136,8 @@ class _Plan:
             if planned.severity is not Severity.ERROR or planned.stray != context.model.is_stray:
                 continue
             if planned.needs_config and context.config is None:
+                continue
+            if planned.effective and context.effective is None:
                 continue
             candidate = planned.load()
             try:

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Check, Finding, Stage, rule
-from pbtxt_lint.textproto.binder import ProblemKind
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    WARNING,
+    Check,
+    Finding,
+    ModelContext,
+    ProblemKind,
+    Stage,
+    rule,
+)
 
-ERROR = Severity.ERROR
-WARNING = Severity.WARNING
-INFO = Severity.INFO
 _PARSE_FAILED = "Poll failed for model directory '<model>': failed to read text proto from <path>"
 
 

@@ -19,22 +19,28 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pbtxt_lint.analysis.artifacts import VersionArtifact
 from pbtxt_lint.analysis.completed import CompletedConfig
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
-from pbtxt_lint.rules.base import Finding
-from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    Dim,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Signature,
+    TensorSpec,
+    parameter,
+)
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput, ModelSequenceBatching
-from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.backends import BACKENDS
-from pbtxt_lint.triton.parameters import parameter
 
 if TYPE_CHECKING:  # the readers' modules load with the first file of their format
-    from pbtxt_lint.artifacts.openvino import OpenVinoSignature
-    from pbtxt_lint.artifacts.python_model import PythonSignature
-    from pbtxt_lint.artifacts.savedmodel import SavedModelSignature
-    from pbtxt_lint.artifacts.tensorrt import PlanSignature
-    from pbtxt_lint.artifacts.torchscript import TorchScriptSignature
+    from pbtxt_lint.rules.api import (
+        OpenVinoSignature,
+        PlanSignature,
+        PythonSignature,
+        SavedModelSignature,
+        TorchScriptSignature,
+    )
 
 TF_GRAPH_TAG = "TF_GRAPH_TAG"
 """The TensorFlow backend's parameter naming the MetaGraph tag to load."""
@@ -123,7 +129,7 @@ def inferred_note(spec: TensorSpec, *dims: int) -> str:
     if spec.inferred is None:
         return ""
     # Deferred for start-up time: loads with the first ONNX model compared.
-    from pbtxt_lint.artifacts.onnx_signature import inference_note
+    from pbtxt_lint.rules.api import inference_note
 
     note = inference_note(spec, dims or None)
     return f"; {note}" if note else ""
@@ -265,7 +271,7 @@ def _find_onnx_views(context: ModelContext) -> list[OnnxView]:
             continue
         # The session ONNX Runtime reports shapes from runs the config's graph optimizations.
         # Deferred for start-up time: loads with the first ONNX model compared.
-        from pbtxt_lint.artifacts.onnx_signature import as_served
+        from pbtxt_lint.rules.api import as_served
 
         signature = as_served(signature, completed.config.optimization.graph.level)
         views.append(OnnxView(artifact, signature, completed, completed.config))
@@ -342,7 +348,7 @@ def model_views(context: ModelContext) -> list[ModelView]:
     savedmodels = loaded(context, "savedmodel")
     if savedmodels:
         # deferred: the SavedModel reader loads with the first SavedModel (start-up time)
-        from pbtxt_lint.artifacts.savedmodel import DEFAULT_SIGNATURE, DEFAULT_TAG
+        from pbtxt_lint.rules.api import DEFAULT_SIGNATURE, DEFAULT_TAG
 
         tag = parameter(config, TF_GRAPH_TAG) or DEFAULT_TAG
         wanted = parameter(config, TF_SIGNATURE_DEF) or DEFAULT_SIGNATURE

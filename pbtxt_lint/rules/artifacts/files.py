@@ -11,15 +11,19 @@ from pathlib import Path
 
 from pbtxt_lint.analysis.artifacts import ArtifactState, VersionArtifact
 from pbtxt_lint.analysis.autocomplete import COMPLETERS
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    LOAD,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.artifacts.common import readable, shorten_paths, shown_path
-from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
-from pbtxt_lint.textproto.binder import suggest
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-LOAD = Stage.LOAD
 
 
 def _may_use_cc_file(context: ModelContext) -> bool:

@@ -10,23 +10,25 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pbtxt_lint.analysis.autocomplete import graph_inputs, ort_shape
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    LOAD,
+    FieldPath,
+    Finding,
+    ModelContext,
+    Scope,
+    config_dims,
+    rule,
+    suggest,
+    type_name,
+)
 from pbtxt_lint.rules.artifacts.common import (
     OnnxView,
     control_tensors,
     model_dims,
     per_onnx_view,
 )
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims, type_name
 from pbtxt_lint.schema.model_config_pb2 import ModelSequenceBatching
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath
-
-ERROR = Severity.ERROR
-LOAD = Stage.LOAD
-
 
 _CONTROL_TYPES = {
     "int32_false_true": "TYPE_INT32",

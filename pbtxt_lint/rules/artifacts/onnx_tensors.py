@@ -10,21 +10,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pbtxt_lint.analysis.autocomplete import graph_inputs
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    LOAD,
+    DataType,
+    Finding,
+    ModelContext,
+    Scope,
+    rule,
+    suggest,
+    type_name,
+)
 from pbtxt_lint.rules.artifacts.common import (
     OnnxView,
     control_tensors,
     per_onnx_view,
     triton_type,
 )
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import DataType
-from pbtxt_lint.textproto.binder import suggest
-
-ERROR = Severity.ERROR
-LOAD = Stage.LOAD
 
 
 @rule(

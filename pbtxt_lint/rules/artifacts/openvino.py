@@ -10,15 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    LOAD,
+    DataType,
+    Finding,
+    ModelContext,
+    Scope,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.artifacts.common import ModelView, loaded, per_model_view, shown_path
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import DataType
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-LOAD = Stage.LOAD
 
 
 @rule(

@@ -14,8 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    INFO,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    config_dims,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.artifacts.python_common import (
     Consumer,
     answers,
@@ -25,12 +33,8 @@ from pbtxt_lint.rules.artifacts.python_common import (
     python_models,
     tensor_shape,
 )
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import config_dims, type_name
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import ModelOutput
-
-WARNING, INFO = Severity.WARNING, Severity.INFO
 
 
 @rule(
@@ -58,8 +62,7 @@ def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
         pb_utils.Tensor("CLASS_ID", np.argmax(probs, axis=1).astype(np.int32))
     """
     # deferred: the NumPy tables load with the first model.py
-    from pbtxt_lint.artifacts.python_numpy import SENT_AS
-    from pbtxt_lint.artifacts.python_values import Arr
+    from pbtxt_lint.rules.api import SENT_AS, Arr
 
     for model in python_models(context):
         for io, line, value in answers(model):
@@ -111,7 +114,7 @@ def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
 
 def _numpy_name(config_type: str) -> str:
     # deferred with the rule: the NumPy tables load with the first model.py
-    from pbtxt_lint.artifacts.python_numpy import CONFIG_TO_NUMPY
+    from pbtxt_lint.rules.api import CONFIG_TO_NUMPY
 
     name = CONFIG_TO_NUMPY.get(config_type, "float32")
     return "object_" if name == "object" else name
@@ -185,7 +188,7 @@ def python_output_drops_batch(context: ModelContext) -> Iterator[Finding]:
         pb_utils.Tensor("LOGITS", logits)
     """
     # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.artifacts.python_values import Arr
+    from pbtxt_lint.rules.api import Arr
 
     for model in python_models(context):
         if not model.batches:
@@ -250,7 +253,7 @@ def python_output_rank(context: ModelContext) -> Iterator[Finding]:
         flat = image.reshape(1, -1)
     """
     # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.artifacts.python_values import Arr
+    from pbtxt_lint.rules.api import Arr
 
     for model in python_models(context):
         for io, line, value in answers(model):

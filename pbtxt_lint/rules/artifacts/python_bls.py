@@ -11,15 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.analysis.tensors import model_tensors
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Scope, rule, suggest
 from pbtxt_lint.rules.artifacts.common import name_list
 from pbtxt_lint.rules.artifacts.python_common import line_span, python_models
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.textproto.binder import suggest
-
-WARNING = Severity.WARNING
 
 
 @rule(

@@ -12,18 +12,13 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pbtxt_lint.analysis.artifacts import VersionArtifact
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.tensors import ModelTensors, model_tensors
-from pbtxt_lint.diagnostics import Span
+from pbtxt_lint.rules.api import ModelConfig, ModelContext, Span, is_ensemble, type_name
 from pbtxt_lint.rules.artifacts.common import loaded
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
-from pbtxt_lint.triton.autofill import is_ensemble
 
 if TYPE_CHECKING:  # the Python model reader loads with the first model.py
-    from pbtxt_lint.artifacts.python_model import PythonSignature
-    from pbtxt_lint.artifacts.python_values import Flow
+    from pbtxt_lint.rules.api import Flow, PythonSignature
 
 
 @dataclass(frozen=True)
@@ -42,9 +37,7 @@ class PythonModel:
     def flow(self) -> Flow:
         """The value flow of model.py's execute under this config."""
         # deferred: the flow analysis loads with the first model.py rule that needs it
-        from pbtxt_lint.artifacts.python_flow import analyse_flow
-        from pbtxt_lint.artifacts.python_numpy import CONFIG_TO_NUMPY
-        from pbtxt_lint.artifacts.python_values import InputFacts
+        from pbtxt_lint.rules.api import CONFIG_TO_NUMPY, InputFacts, analyse_flow
 
         config = self.config
         batched = config.max_batch_size > 0

@@ -14,12 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Scope, rule
 from pbtxt_lint.rules.artifacts.python_common import line_span, python_models
-from pbtxt_lint.rules.base import Finding, rule
 
-WARNING = Severity.WARNING
 _DECOUPLE = "model_transaction_policy { decoupled: true }"
 
 

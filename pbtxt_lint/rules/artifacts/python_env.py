@@ -8,17 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import Finding, ModelContext, Scope, rule
 
 if TYPE_CHECKING:
     pass
+from pbtxt_lint.rules.api import ERROR, INFO, LOAD, WARNING
 from pbtxt_lint.rules.artifacts.python_runtime import (
     ENV_AT,
-    ERROR,
-    INFO,
-    LOAD,
-    WARNING,
     env_listing,
     env_ref,
     env_where,
@@ -116,7 +112,7 @@ def python_env_entry_escapes(context: ModelContext) -> Iterator[Finding]:
     Good:
         every entry relative to the environment's root: "bin/activate", "lib/..."
     """
-    from pbtxt_lint.triton.python_stub import SECURE_EXTRACTION_SINCE
+    from pbtxt_lint.rules.api import SECURE_EXTRACTION_SINCE
 
     listing = env_listing(context)
     if listing is None or listing.problem_kind in ("format", "empty", "unreadable"):

@@ -9,18 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Span
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import Finding, ModelContext, Scope, Span, Stage, rule
 
 if TYPE_CHECKING:
-    from pbtxt_lint.artifacts.python_imports import ImportScan, ImportUse
+    from pbtxt_lint.rules.api import ImportScan, ImportUse
+from pbtxt_lint.rules.api import ERROR, INFO, LOAD, WARNING
 from pbtxt_lint.rules.artifacts.python_runtime import (
     BACKEND_MODULES,
-    ERROR,
-    INFO,
-    LOAD,
-    WARNING,
     Sources,
     count_of,
     env_ref,
@@ -211,7 +206,7 @@ def _judge_relative(context: ModelContext, scan: ImportScan, use: ImportUse) -> 
 def _stdlib_versions(name: str) -> str:
     """ "3.11 and later", "3.6 to 3.11" or "" for a name of another Python's standard
     library."""
-    from pbtxt_lint.artifacts.python_stdlib import known_versions, stdlib_modules
+    from pbtxt_lint.rules.api import known_versions, stdlib_modules
 
     having = [v for v in known_versions() if name in stdlib_modules(v)]
     if not having:

@@ -14,19 +14,25 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from pbtxt_lint.analysis.artifacts import VersionArtifact
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity, Span
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFERENCE,
+    INFO,
+    LOAD,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Scope,
+    Span,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.artifacts.common import loaded, name_list, shown_path
 from pbtxt_lint.rules.artifacts.python_common import PythonModel, python_models
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.textproto.binder import suggest
 
 if TYPE_CHECKING:  # the Python model reader loads with the first model.py
-    from pbtxt_lint.artifacts.python_model import AutoComplete, Completed, Outcome, PythonSignature
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-LOAD, INFERENCE = Stage.LOAD, Stage.INFERENCE
+    from pbtxt_lint.rules.api import AutoComplete, Completed, Outcome, PythonSignature
 
 
 def _python(context: ModelContext) -> list[tuple[VersionArtifact, PythonSignature]]:
@@ -364,7 +370,7 @@ def python_auto_complete_fails(context: ModelContext) -> Iterator[Finding]:
     if not outcomes:
         return
     # deferred: the Python model reader loads with the first model.py (start-up time)
-    from pbtxt_lint.artifacts.python_model import Refused
+    from pbtxt_lint.rules.api import Refused
 
     for artifact, _, outcome in outcomes:
         if not isinstance(outcome, Refused):
@@ -405,7 +411,7 @@ def python_auto_complete_overrides(context: ModelContext) -> Iterator[Finding]:
     if config is None or not outcomes:
         return
     # deferred: the Python model reader loads with the first model.py (start-up time)
-    from pbtxt_lint.artifacts.python_model import Completed
+    from pbtxt_lint.rules.api import Completed
 
     for artifact, function, outcome in outcomes:
         if not isinstance(outcome, Completed):

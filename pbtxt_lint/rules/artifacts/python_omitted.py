@@ -21,16 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Scope, is_ensemble, rule
 from pbtxt_lint.rules.artifacts.python_common import consumers, line_span, python_models
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.triton.autofill import is_ensemble
 
 if TYPE_CHECKING:  # the flow loads with the first model.py
-    from pbtxt_lint.artifacts.python_values import ResponseValue
-
-WARNING = Severity.WARNING
+    from pbtxt_lint.rules.api import ResponseValue
 
 
 @rule(

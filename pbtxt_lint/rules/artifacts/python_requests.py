@@ -12,13 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.artifacts.python_responses import EMPTY_BATCH
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import EMPTY_BATCH, WARNING, Finding, ModelContext, Scope, rule
 from pbtxt_lint.rules.artifacts.python_common import line_span, python_models
-from pbtxt_lint.rules.base import Finding, rule
-
-WARNING = Severity.WARNING
 
 
 @rule(

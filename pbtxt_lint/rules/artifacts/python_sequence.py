@@ -18,12 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.triton.backends import backend
-
-WARNING, INFO = Severity.WARNING, Severity.INFO
+from pbtxt_lint.rules.api import INFO, WARNING, Finding, ModelContext, backend, rule
 
 
 @rule(

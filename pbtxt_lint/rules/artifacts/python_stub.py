@@ -9,18 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import Finding, ModelContext, Scope, is_inside, rule
 
 if TYPE_CHECKING:
-    from pbtxt_lint.artifacts.elf import ElfInfo
+    from pbtxt_lint.rules.api import ElfInfo
+from pbtxt_lint.rules.api import ERROR, LOAD, WARNING
 from pbtxt_lint.rules.artifacts.python_runtime import (
     ENV_KEY,
-    ERROR,
-    LOAD,
     STUB_NAME,
-    WARNING,
     env_listing,
     env_ref,
     python_label,
@@ -121,7 +117,7 @@ def python_stub_libpython_missing(context: ModelContext) -> Iterator[Finding]:
     Good:
         a stub linking libpython3.10.so.1.0 with a Python 3.10 conda-pack archive
     """
-    from pbtxt_lint.triton.python_stub import default_stub_python
+    from pbtxt_lint.rules.api import default_stub_python
 
     stub = context.shared(stub_of)
     if stub.custom is None or stub.elf is None or context.settings.config_only:

@@ -11,19 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    LOAD,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    parameter,
+    rule,
+)
 from pbtxt_lint.rules.artifacts.common import (
     TF_GRAPH_TAG,
     TF_SIGNATURE_DEF,
     loaded,
     shown_path,
 )
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.triton.parameters import parameter
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
-LOAD = Stage.LOAD
 
 
 @rule(
@@ -51,7 +54,7 @@ def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
     if config is None or not found:
         return
     # deferred: the SavedModel reader loads with the first SavedModel (start-up time)
-    from pbtxt_lint.artifacts.savedmodel import DEFAULT_TAG
+    from pbtxt_lint.rules.api import DEFAULT_TAG
 
     tag = parameter(config, TF_GRAPH_TAG) or DEFAULT_TAG
     for artifact, signature in found:
@@ -97,7 +100,7 @@ def savedmodel_signature_missing(context: ModelContext) -> Iterator[Finding]:
     if config is None or not found:
         return
     # deferred: the SavedModel reader loads with the first SavedModel (start-up time)
-    from pbtxt_lint.artifacts.savedmodel import DEFAULT_SIGNATURE, DEFAULT_TAG
+    from pbtxt_lint.rules.api import DEFAULT_SIGNATURE, DEFAULT_TAG
 
     tag = parameter(config, TF_GRAPH_TAG) or DEFAULT_TAG
     key = parameter(config, TF_SIGNATURE_DEF) or DEFAULT_SIGNATURE

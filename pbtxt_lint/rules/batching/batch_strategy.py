@@ -10,14 +10,18 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import BATCH_STRATEGY_PATH
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+from pbtxt_lint.rules.api import (
+    BATCH_STRATEGY_PATH,
+    ERROR,
+    WARNING,
+    FieldPath,
+    Finding,
+    Key,
+    ModelContext,
+    Stage,
+    is_inside,
+    rule,
+)
 
 
 @rule(

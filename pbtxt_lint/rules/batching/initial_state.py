@@ -11,18 +11,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Scope,
+    Stage,
+    is_inside,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.batching.common import states
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.datatypes import byte_size
 from pbtxt_lint.schema.model_config_pb2 import ModelSequenceBatching
-from pbtxt_lint.textproto.sourcemap import FieldPath
-
-ERROR = Severity.ERROR
 
 INITIAL_STATE_FOLDER = "initial_state"
 

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import FsError, read_text_file
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    Finding,
+    FsError,
+    ModelContext,
+    is_ensemble,
+    read_text_file,
+    rule,
+    written,
+)
 from pbtxt_lint.rules.batching.common import DYN
-from pbtxt_lint.rules.common import written
-from pbtxt_lint.triton.autofill import is_ensemble
-from pbtxt_lint.triton.backends import BACKENDS
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def _model_file_mentions(context: ModelContext, text: str) -> bool:

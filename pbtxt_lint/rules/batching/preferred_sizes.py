@@ -11,15 +11,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    rule,
+    written,
+)
 from pbtxt_lint.rules.batching.common import DYN, SEQ
-from pbtxt_lint.rules.common import written
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.textproto.sourcemap import FieldPath
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
 
 
 def _preferred_sizes(config: ModelConfig) -> Iterator[tuple[FieldPath, str, int, int]]:

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    WARNING,
+    DataType,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    rule,
+    type_name,
+    written,
+)
 from pbtxt_lint.rules.batching.common import SEQ
-from pbtxt_lint.rules.common import type_name, written
-from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelSequenceBatching
-from pbtxt_lint.textproto.sourcemap import FieldPath
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 Control = ModelSequenceBatching.Control
 START, READY, END, CORRID = (

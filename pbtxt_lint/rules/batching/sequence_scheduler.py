@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    Finding,
+    ModelContext,
+    rule,
+    written,
+)
 from pbtxt_lint.rules.batching.common import SEQ
-from pbtxt_lint.rules.common import written
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 @rule(

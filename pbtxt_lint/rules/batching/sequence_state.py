@@ -11,15 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    WARNING,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    rule,
+)
 from pbtxt_lint.rules.batching.common import states
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
-from pbtxt_lint.textproto.sourcemap import FieldPath
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 @rule(

@@ -15,14 +15,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    backend_of,
+    is_ensemble,
+    rule,
+)
 from pbtxt_lint.rules.batching.common import SEQ
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.triton.autofill import backend_of, is_ensemble
-
-WARNING = Severity.WARNING
 
 STATELESS_BACKENDS = frozenset({"onnxruntime", "tensorrt", "openvino"})
 """Backends whose model file keeps nothing between requests beyond the tensors the config

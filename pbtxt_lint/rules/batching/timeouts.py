@@ -20,17 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    INFERENCE,
+    INFO,
+    WARNING,
+    FieldPath,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    rule,
+    written,
+)
 from pbtxt_lint.rules.batching.common import DYN, SEQ
-from pbtxt_lint.rules.common import written
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelQueuePolicy
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-
-WARNING, INFO = Severity.WARNING, Severity.INFO
-INFERENCE = Stage.INFERENCE
 
 SHORTEST_IDLE_US = 100_000
 """An idle timeout below 100 ms ends sequences between two chunks of any streaming client

@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Fix, Severity
-from pbtxt_lint.rules.base import Finding
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath
+from pbtxt_lint.rules.api import (
+    FieldPath,
+    Finding,
+    Fix,
+    ModelContext,
+    Severity,
+    suggest,
+)
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
     from pbtxt_lint.analysis.ensemble import EnsembleGraph, Mark
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:

@@ -6,11 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Edit, Fix
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.ensembles.common import ERROR, INFO, ensemble_finding, ensemble_graph
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, is_ensemble
+from pbtxt_lint.rules.api import (
+    ENSEMBLE_PLATFORM,
+    ERROR,
+    INFO,
+    Edit,
+    Finding,
+    Fix,
+    ModelContext,
+    Scope,
+    is_ensemble,
+    rule,
+)
+from pbtxt_lint.rules.ensembles.common import ensemble_finding, ensemble_graph
 
 
 @rule(

@@ -7,10 +7,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.ensembles.common import ERROR, WARNING, ensemble_finding, ensemble_graph
-from pbtxt_lint.textproto.sourcemap import FieldPath
+from pbtxt_lint.rules.api import (
+    ERROR,
+    WARNING,
+    FieldPath,
+    Finding,
+    ModelContext,
+    Scope,
+    Stage,
+    rule,
+)
+from pbtxt_lint.rules.ensembles.common import ensemble_finding, ensemble_graph
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
     from pbtxt_lint.analysis.ensemble import Endpoint, Step, Tensor, TensorType

@@ -11,9 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    WARNING,
+    FieldPath,
+    Finding,
+    Key,
+    ModelContext,
+    Stage,
+    leading_int,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.features.common import (
     BOOL_HINT,
     INT_HINT,
@@ -21,11 +31,6 @@ from pbtxt_lint.rules.features.common import (
     gpu_instances,
     int_problem,
 )
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.parameters import leading_int
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 GPU_ACCELERATORS = ("tensorrt", "cuda")
 CPU_ACCELERATORS = ("openvino",)

@@ -10,22 +10,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import BATCH_STRATEGY_PATH
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    BATCH_STRATEGY_PATH,
+    INFO,
+    FieldPath,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    is_ensemble,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.features.common import gpu_instances
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.autofill import is_ensemble
-from pbtxt_lint.triton.backends import BACKENDS
 
 if TYPE_CHECKING:
     from google.protobuf.message import Message
 
-WARNING = Severity.WARNING
-INFO = Severity.INFO
 
 BACKEND_SPECIFIC_FIELDS: tuple[FieldPath, ...] = tuple(
     sorted({at for entry in BACKENDS.values() for at in entry.reads_fields})

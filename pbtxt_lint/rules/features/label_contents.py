@@ -20,16 +20,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from math import prod
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.echo import shorten
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims
+from pbtxt_lint.rules.api import (
+    INFERENCE,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    config_dims,
+    rule,
+    shorten,
+)
 from pbtxt_lint.rules.features.common import is_file
 from pbtxt_lint.schema.model_config_pb2 import ModelOutput
 
-WARNING = Severity.WARNING
-INFERENCE = Stage.INFERENCE
 MAX_LABEL_BYTES = 8 << 20
 """Larger label files are not read (ImageNet-21k's is about 0.5 MiB)."""
 BOX_FIELDS = (4, 5)

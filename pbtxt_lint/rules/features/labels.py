@@ -11,15 +11,19 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    DataType,
+    Finding,
+    ModelContext,
+    Scope,
+    Stage,
+    is_inside,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.features.common import version_holding
-from pbtxt_lint.schema import DataType
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
 
 
 def _labels(context: ModelContext) -> Iterator[tuple[int, str, str | None]]:

@@ -9,20 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    ORT_BOOL,
+    ORT_GPU_CHOICES,
+    ORT_INT,
+    WARNING,
+    Finding,
+    Key,
+    ModelContext,
+    Severity,
+    Stage,
+    leading_int,
+    parameter,
+    rule,
+)
 from pbtxt_lint.rules.features.common import (
     bool_problem,
     gpu_instances,
     int_problem,
     parser_problems,
 )
-from pbtxt_lint.textproto.sourcemap import Key
-from pbtxt_lint.triton.backends import ORT_BOOL, ORT_GPU_CHOICES, ORT_INT
-from pbtxt_lint.triton.parameters import leading_int, parameter
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 
 @rule(

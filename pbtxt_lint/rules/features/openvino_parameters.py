@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    OPENVINO_BOOL,
+    OPENVINO_DEVICE,
+    WARNING,
+    Finding,
+    ModelContext,
+    Stage,
+    parse_bool,
+    rule,
+)
 from pbtxt_lint.rules.features.common import params
-from pbtxt_lint.triton.backends import OPENVINO_BOOL, OPENVINO_DEVICE
-from pbtxt_lint.triton.parameters import parse_bool
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 
 @rule(

@@ -14,15 +14,21 @@ import posixpath
 from collections.abc import Iterator
 from pathlib import Path
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.backends import PYTHON_ENV, PYTHON_FORCE_CPU
-from pbtxt_lint.triton.parameters import parameter
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    PYTHON_ENV,
+    PYTHON_FORCE_CPU,
+    FieldPath,
+    Finding,
+    Key,
+    ModelContext,
+    Scope,
+    Stage,
+    is_inside,
+    parameter,
+    rule,
+)
 
 KEYWORD = "$$TRITON_MODEL_DIRECTORY"
 

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    PYTORCH_BOOL,
+    PYTORCH_INT,
+    Finding,
+    ModelContext,
+    Stage,
+    rule,
+)
 from pbtxt_lint.rules.features.common import bool_problem, int_problem, parser_problems
-from pbtxt_lint.triton.backends import PYTORCH_BOOL, PYTORCH_INT
-
-ERROR = Severity.ERROR
 
 
 @rule(

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.textproto.binder import suggest
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    WARNING,
+    Finding,
+    ModelContext,
+    Stage,
+    rule,
+    suggest,
+)
 
 SHIPPED_REPO_AGENTS = ("checksum",)
 """Repository agents whose library ships in NGC Triton images (`/opt/tritonserver/repoagents`):

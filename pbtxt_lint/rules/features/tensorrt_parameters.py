@@ -10,15 +10,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    TRT_ALLOCATION,
+    Finding,
+    Key,
+    ModelContext,
+    Stage,
+    parameter,
+    parse_bool,
+    rule,
+)
 from pbtxt_lint.rules.features.common import bool_problem, parser_problems
-from pbtxt_lint.textproto.sourcemap import Key
-from pbtxt_lint.triton.backends import TRT_ALLOCATION
-from pbtxt_lint.triton.parameters import parameter, parse_bool
-
-ERROR = Severity.ERROR
 
 TRT_ALLOCATION_VALUES = ("STATIC", "ON_PROFILE_CHANGE")
 

@@ -13,23 +13,30 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    WARNING,
+    DataType,
+    FieldPath,
+    Finding,
+    Key,
+    ModelContext,
+    Scope,
+    Stage,
+    is_ensemble,
+    is_inside,
+    rule,
+    suggest,
+    type_name,
+)
 from pbtxt_lint.rules.features.common import is_file, version_holding
-from pbtxt_lint.schema import DataType
 from pbtxt_lint.schema.datatypes import byte_size
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.autofill import is_ensemble
-from pbtxt_lint.triton.backends import BACKENDS
 
 if TYPE_CHECKING:
     from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelWarmup
 
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 WARMUP_FOLDER = "warmup"
 

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.instances import AUTO, CPU, GPU, MODEL, kind_name, resolve_groups
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.triton.parameters import parameter, parse_bool
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    parameter,
+    parse_bool,
+    rule,
+)
 
 
 def _multi_device(config: ModelConfig) -> bool:

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.instances import CPU, GPU, resolve_groups
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import written
-from pbtxt_lint.triton.backends import BACKENDS
-
-WARNING, INFO = Severity.WARNING, Severity.INFO
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    INFO,
+    Finding,
+    ModelContext,
+    rule,
+    written,
+)
 
 
 @rule(

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.instances import AUTO, CPU, GPU, MODEL, resolve_groups
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import ERROR, INFO, Finding, ModelContext, Stage, rule
 
-ERROR, INFO = Severity.ERROR, Severity.INFO
 GPUS_HINT = (
     "declare the target host with --gpus N (gpus = N in .pbtxt-lint.toml; 0 for a "
     "CPU-only host) to check it"

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.instances import Group, resolve_groups
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import TENSORRT_PLATFORM
-from pbtxt_lint.triton.parameters import INT32_MAX, INT32_MIN, leading_int
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    INT32_MAX,
+    INT32_MIN,
+    TENSORRT_PLATFORM,
+    Finding,
+    ModelContext,
+    Stage,
+    leading_int,
+    rule,
+)
 
 
 @rule(

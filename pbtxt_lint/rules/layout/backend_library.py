@@ -18,25 +18,31 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Edit, Fix, Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.targets import RELEASES
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.textproto.tree import Scalar
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, is_ensemble
-from pbtxt_lint.triton.backends import (
+from pbtxt_lint.rules.api import (
     BACKENDS,
+    ENSEMBLE_PLATFORM,
+    ERROR,
     IMAGES,
+    INFO,
     PLATFORMS,
+    RELEASES,
+    WARNING,
+    Edit,
+    FieldPath,
+    Finding,
+    Fix,
     HostBackends,
+    ModelContext,
+    Scalar,
+    Stage,
     host_backends,
     images_shipping,
+    is_ensemble,
+    rule,
     shipped_backends,
+    suggest,
 )
 
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 TRITON_MISSING = (
     "unable to find backend library for backend '<backend>', try specifying runtime on the "
     "model configuration."

@@ -12,16 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ENSEMBLE_PLATFORM,
+    ERROR,
+    INFO,
+    PLATFORMS,
+    Finding,
+    ModelContext,
+    newer_name,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES, KNOWN_BACKENDS
-from pbtxt_lint.targets import newer_name
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
-from pbtxt_lint.triton.backends import BACKENDS, PLATFORMS
 
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 KNOWN_PLATFORMS = (*PLATFORMS, ENSEMBLE_PLATFORM)
 """Platform names the core knows."""
 

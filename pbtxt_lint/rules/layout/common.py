@@ -3,7 +3,7 @@ model file names its core recognises, both read from `pbtxt_lint.triton.backends
 
 from __future__ import annotations
 
-from pbtxt_lint.triton.backends import BACKENDS, PLATFORMS
+from pbtxt_lint.rules.api import BACKENDS, PLATFORMS
 
 KNOWN_BACKENDS = tuple(BACKENDS)
 """Backends Triton's core and the NGC containers know; any other is custom (or a typo)."""

@@ -13,13 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Edit, Fix, Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.textproto.tree import Scalar
-from pbtxt_lint.triton.backends import BACKENDS
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    WARNING,
+    Edit,
+    Finding,
+    Fix,
+    ModelContext,
+    Scalar,
+    Stage,
+    rule,
+)
 
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 AUTOCOMPLETING_BACKENDS = tuple(
     b.name for b in BACKENDS.values() if b.fills_empty_io or b.completes_in_model_py
 )

@@ -10,11 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+from pbtxt_lint.rules.api import ERROR, WARNING, Finding, ModelContext, rule
 
 
 @rule(

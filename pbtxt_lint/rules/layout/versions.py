@@ -10,16 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.layout import CONFIG_NAME, CONFIGS_FOLDER
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    CONFIG_NAME,
+    CONFIGS_FOLDER,
+    ENSEMBLE_PLATFORM,
+    ERROR,
+    INFO,
+    PYTHON_ENV,
+    SPECIAL_FOLDERS,
+    WARNING,
+    Finding,
+    ModelContext,
+    rule,
+)
 from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
-from pbtxt_lint.triton.backends import PYTHON_ENV
-from pbtxt_lint.triton.versions import SPECIAL_FOLDERS
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def _only_configs(context: ModelContext) -> bool:

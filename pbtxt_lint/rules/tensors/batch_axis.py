@@ -19,16 +19,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims
-from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    backend_of,
+    config_dims,
+    rule,
+)
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
-from pbtxt_lint.triton.autofill import backend_of
-from pbtxt_lint.triton.backends import BACKENDS
-
-WARNING = Severity.WARNING
 
 CHANNELS = (1, 3)
 """Grey and RGB: the channel counts of image tensors."""

@@ -13,15 +13,17 @@ from collections.abc import Iterator, Sequence
 
 from google.protobuf.descriptor import EnumDescriptor
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.rules.api import (
+    ERROR,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    rule,
+    suggest,
+    type_name,
+)
 from pbtxt_lint.schema.model_config_pb2 import BatchInput, BatchOutput
-from pbtxt_lint.textproto.binder import suggest
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 
 def _enum_name(descriptor: EnumDescriptor, value: int) -> str:

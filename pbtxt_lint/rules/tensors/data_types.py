@@ -10,17 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims, type_name
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Severity,
+    Stage,
+    backend_of,
+    config_dims,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.tensors.common import Tensor, tensors
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.triton.autofill import backend_of
-from pbtxt_lint.triton.backends import BACKENDS
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
-
 
 # What to use instead, where the backend lacks the type.
 _TYPE_INSTEAD = {

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import config_dims
+from pbtxt_lint.rules.api import (
+    ERROR,
+    WARNING,
+    Finding,
+    ModelContext,
+    backend_of,
+    config_dims,
+    rule,
+)
 from pbtxt_lint.rules.tensors.common import may_complete_batching, tensors
-from pbtxt_lint.triton.autofill import backend_of
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 INT64_MAX = 2**63 - 1
 
 

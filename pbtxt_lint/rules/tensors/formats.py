@@ -10,16 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import TENSORRT_PLATFORM, config_dims
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    TENSORRT_PLATFORM,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    backend_of,
+    config_dims,
+    rule,
+)
 from pbtxt_lint.rules.tensors.common import Tensor, tensors
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput
-from pbtxt_lint.triton.autofill import backend_of
 
-ERROR, INFO = Severity.ERROR, Severity.INFO
 _IMAGE_FORMATS = (ModelInput.FORMAT_NHWC, ModelInput.FORMAT_NCHW)
 
 

@@ -11,16 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Severity,
+    Stage,
+    backend_of,
+    rule,
+)
 from pbtxt_lint.rules.tensors.common import Tensor, may_complete_batching
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput
-from pbtxt_lint.triton.autofill import backend_of
-from pbtxt_lint.triton.backends import BACKENDS
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def _optional_problem(config: ModelConfig, model_input: ModelInput) -> tuple[str, Severity] | None:

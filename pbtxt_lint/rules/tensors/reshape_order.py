@@ -13,14 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims
+from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Stage, config_dims, rule
 from pbtxt_lint.rules.tensors.common import tensors
 from pbtxt_lint.rules.tensors.dims import reshape_problem
 
-WARNING = Severity.WARNING
 CHANNELS = (3, 4)
 """RGB and RGBA: a channel axis moved between the ends is an HWC/CHW conversion."""
 
