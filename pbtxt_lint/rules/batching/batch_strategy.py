@@ -17,6 +17,7 @@ from pbtxt_lint.rules.api import (
     FieldPath,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Stage,
     is_inside,
@@ -32,8 +33,11 @@ from pbtxt_lint.rules.api import (
     triton="TRITON_BATCH_STRATEGY_PATH cannot be specified with sequence batcher, using "
     "default batching strategy",
     stage=Stage.LOAD,
+    effective=True,
 )
-def batch_strategy_with_sequence_batching(context: ModelContext) -> Iterator[Finding]:
+def batch_strategy_with_sequence_batching(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """A custom batching strategy plugs into the dynamic batcher only. Despite its
     wording ("using default batching strategy"), Triton's message is an error: the
     model fails to load.
@@ -44,8 +48,7 @@ def batch_strategy_with_sequence_batching(context: ModelContext) -> Iterator[Fin
     Good:
         sequence_batching { }
     """
-    config = context.effective
-    if config is None or not config.HasField("sequence_batching"):
+    if not config.HasField("sequence_batching"):
         return
     if BATCH_STRATEGY_PATH in config.parameters:
         yield Finding(
@@ -78,8 +81,9 @@ def _strategy_candidates(model: str, value: str) -> list[tuple[str, ...]] | None
     triton="Batching library path escapes model repository. / Batching library path not "
     "found: <path>",
     stage=Stage.LOAD,
+    effective=True,
 )
-def batch_strategy_path(context: ModelContext) -> Iterator[Finding]:
+def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The custom batching library must be a file inside the model's folder; Triton
     opens the path as given, so a relative path is resolved against the server's
     working directory, not the model folder. pbtxt-lint maps an absolute path onto the
@@ -90,8 +94,7 @@ def batch_strategy_path(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "TRITON_BATCH_STRATEGY_PATH" value { string_value: "/models/m/lib.so" } }
     """
-    config = context.effective
-    if config is None or config.HasField("sequence_batching"):
+    if config.HasField("sequence_batching"):
         return
     if BATCH_STRATEGY_PATH not in config.parameters:
         return

@@ -48,8 +48,9 @@ def _initial_states(
     "for state input '<input_name>'. / initial_state setting expects state'<input_name>' to "
     "have state_data set",
     stage=Stage.LOAD,
+    effective=True,
 )
-def initial_state_incomplete(context: ModelContext) -> Iterator[Finding]:
+def initial_state_incomplete(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A state starts from at most one `initial_state`, which needs a `name` and its data:
     `zero_data: true` or a `data_file` in the model's `initial_state/` folder. Triton
     checks this when it creates the sequence batcher and fails the load.
@@ -63,9 +64,6 @@ def initial_state_incomplete(context: ModelContext) -> Iterator[Finding]:
                   initial_state: { name: "zeros" data_type: TYPE_FP32 dims: [ 4 ]
                                    zero_data: true } } ]
     """
-    config = context.effective
-    if config is None:
-        return
     name = context.model.name
     for path, state in states(config):
         count = len(state.initial_state)
@@ -105,8 +103,9 @@ def initial_state_incomplete(context: ModelContext) -> Iterator[Finding]:
     "'initial_state' dim for input name '<input_name>' doesn't match 'state' dim "
     "description. <a> != <b>",
     stage=Stage.LOAD,
+    effective=True,
 )
-def initial_state_mismatch(context: ModelContext) -> Iterator[Finding]:
+def initial_state_mismatch(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The initial value is a concrete tensor of the state: same data type, same rank,
     no -1, and equal to every fixed dimension of the state (a -1 in the state admits
     any size).
@@ -120,9 +119,6 @@ def initial_state_mismatch(context: ModelContext) -> Iterator[Finding]:
                   initial_state: { name: "init" data_type: TYPE_FP32 dims: [ 1, 4 ]
                                    zero_data: true } } ]
     """
-    config = context.effective
-    if config is None:
-        return
     name = context.model.name
     for path, state, initial in _initial_states(config):
         subject = f"initial_state of state '{state.input_name}' (model '{name}')"
@@ -177,8 +173,9 @@ def _expected_bytes(initial: ModelSequenceBatching.InitialState) -> int | None:
     "expects <N> bytes, but the data provided from <file>only has <M> bytes.",
     stage=Stage.LOAD,
     scope=Scope.FILES,
+    effective=True,
 )
-def initial_state_data_file(context: ModelContext) -> Iterator[Finding]:
+def initial_state_data_file(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`data_file` is read from `<model>/initial_state/<data_file>` (not the version
     folder) when the sequence batcher is created. It holds the raw little-endian values
     and must be at least (element count) * (element size) bytes (any size for TYPE_STRING).
@@ -190,9 +187,6 @@ def initial_state_data_file(context: ModelContext) -> Iterator[Finding]:
         initial_state: { name: "init" data_type: TYPE_FP32 dims: [ 4 ] data_file: "init.bin" }
         m/initial_state/init.bin (16 bytes)
     """
-    config = context.effective
-    if config is None:
-        return
     folder = context.model.path / INITIAL_STATE_FOLDER
     for path, state, initial in _initial_states(config):
         if initial.WhichOneof("state_data") != "data_file":

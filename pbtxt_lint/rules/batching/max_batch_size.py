@@ -17,6 +17,7 @@ from pbtxt_lint.rules.api import (
     INFO,
     Finding,
     FsError,
+    ModelConfig,
     ModelContext,
     is_ensemble,
     read_text_file,
@@ -88,8 +89,9 @@ def _backend_completes(context: ModelContext, python_call: str) -> bool:
     ERROR,
     "max_batch_size is negative.",
     triton="'max_batch_size' must be non-negative value for <model>",
+    effective=True,
 )
-def max_batch_size_negative(context: ModelContext) -> Iterator[Finding]:
+def max_batch_size_negative(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`max_batch_size` is the largest batch Triton forms; 0 turns batching off and there
     is no "unlimited" value. Any model, ensembles included, with a negative value is
     refused.
@@ -99,8 +101,7 @@ def max_batch_size_negative(context: ModelContext) -> Iterator[Finding]:
     Good:
         max_batch_size: 0
     """
-    config = context.effective
-    if config is None or config.max_batch_size >= 0:
+    if config.max_batch_size >= 0:
         return
     yield Finding(
         f"max_batch_size {config.max_batch_size} of model '{context.model.name}' is "
@@ -116,8 +117,9 @@ def max_batch_size_negative(context: ModelContext) -> Iterator[Finding]:
     INFO,
     "max_batch_size above 1 but no dynamic_batching or sequence_batching: requests are "
     "never batched together.",
+    effective=True,
 )
-def batching_without_scheduler(context: ModelContext) -> Iterator[Finding]:
+def batching_without_scheduler(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Without a scheduling block Triton uses its default scheduler, which never combines
     requests: only batches a client sends itself reach the model. In auto-complete mode
     TensorRT, OpenVINO, TensorFlow and DALI add `dynamic_batching {}` when the model
@@ -130,8 +132,7 @@ def batching_without_scheduler(context: ModelContext) -> Iterator[Finding]:
         max_batch_size: 8
         dynamic_batching { }
     """
-    config = context.effective
-    if config is None or config.max_batch_size <= 1 or is_ensemble(config):
+    if config.max_batch_size <= 1 or is_ensemble(config):
         return
     if config.WhichOneof("scheduling_choice") is not None:
         return
@@ -152,8 +153,11 @@ def batching_without_scheduler(context: ModelContext) -> Iterator[Finding]:
     "batcher-without-max-batch-size",
     INFO,
     "dynamic_batching on a model whose max_batch_size is 0: the batcher has nothing to do.",
+    effective=True,
 )
-def dynamic_batching_without_max_batch_size(context: ModelContext) -> Iterator[Finding]:
+def dynamic_batching_without_max_batch_size(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """With `max_batch_size: 0` (also when it is left out) the model takes no batch
     dimension, so the dynamic batcher never combines requests. Triton loads it silently.
     In auto-complete mode a backend that reads the model file (TensorRT, OpenVINO,
@@ -166,8 +170,7 @@ def dynamic_batching_without_max_batch_size(context: ModelContext) -> Iterator[F
         max_batch_size: 8
         dynamic_batching { max_queue_delay_microseconds: 100 }
     """
-    config = context.effective
-    if config is None or config.max_batch_size != 0 or is_ensemble(config):
+    if config.max_batch_size != 0 or is_ensemble(config):
         return
     if not config.HasField("dynamic_batching"):
         return

@@ -44,8 +44,11 @@ def _preferred_sizes(config: ModelConfig) -> Iterator[tuple[FieldPath, str, int,
     "A preferred batch size of 0 or less.",
     triton="dynamic batching preferred size must be positive for <model> / sequence "
     "batching preferred batch size must be positive for <model>",
+    effective=True,
 )
-def preferred_batch_size_not_positive(context: ModelContext) -> Iterator[Finding]:
+def preferred_batch_size_not_positive(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """Preferred batch sizes (`dynamic_batching` and the sequence batcher's `oldest`
     strategy) are batch sizes the batcher tries to form, so each must be at least 1.
 
@@ -54,9 +57,6 @@ def preferred_batch_size_not_positive(context: ModelContext) -> Iterator[Finding
     Good:
         dynamic_batching { preferred_batch_size: [ 4 ] }
     """
-    config = context.effective
-    if config is None:
-        return
     for path, what, index, size in _preferred_sizes(config):
         if size <= 0:
             yield Finding(
@@ -74,8 +74,9 @@ def preferred_batch_size_not_positive(context: ModelContext) -> Iterator[Finding
     "A preferred batch size larger than max_batch_size.",
     triton="dynamic batching preferred size must be <= max batch size for <model> / "
     "sequence batching preferred batch size must be <= max batch size for <model>",
+    effective=True,
 )
-def preferred_batch_size_too_large(context: ModelContext) -> Iterator[Finding]:
+def preferred_batch_size_too_large(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A batch can never exceed `max_batch_size`, so neither can a preferred size. With
     `max_batch_size: 0` (the default when it is left out) every preferred size is too
     large. Triton checks this at poll time, before any backend auto-completes
@@ -88,9 +89,6 @@ def preferred_batch_size_too_large(context: ModelContext) -> Iterator[Finding]:
         max_batch_size: 16
         dynamic_batching { preferred_batch_size: [ 4, 16 ] }
     """
-    config = context.effective
-    if config is None:
-        return
     mbs = config.max_batch_size
     for path, what, index, size in _preferred_sizes(config):
         if size <= 0 or size <= mbs:

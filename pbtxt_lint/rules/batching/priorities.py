@@ -31,8 +31,9 @@ from pbtxt_lint.schema.model_config_pb2 import ModelQueuePolicy
     triton="default priority level must be in range [1, <priority_levels>] for <model> / "
     "priority queue policy must have priority level in range [1, <priority_levels>] for "
     "<model>",
+    effective=True,
 )
-def priority_level_out_of_range(context: ModelContext) -> Iterator[Finding]:
+def priority_level_out_of_range(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """With `priority_levels: N`, priorities are 1 (highest) to N. The default level
     must be one of them (it has no default of its own: leaving it out means 0), and so
     must every `priority_queue_policy` key.
@@ -42,8 +43,7 @@ def priority_level_out_of_range(context: ModelContext) -> Iterator[Finding]:
     Good:
         dynamic_batching { priority_levels: 2 default_priority_level: 2 }
     """
-    config = context.effective
-    if config is None or not config.HasField("dynamic_batching"):
+    if not config.HasField("dynamic_batching"):
         return
     batching = config.dynamic_batching
     levels = batching.priority_levels
@@ -97,8 +97,9 @@ def _delay_policies(config: ModelConfig) -> Iterator[tuple[FieldPath, str]]:
     triton="Only one priority level is allowed when 'preserve_ordering' is true for <model>"
     " / Queue policy can not have DELAY as timeout action when 'preserve_ordering' is true "
     "for <model>",
+    effective=True,
 )
-def preserve_ordering_conflict(context: ModelContext) -> Iterator[Finding]:
+def preserve_ordering_conflict(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`preserve_ordering` returns responses in request order, which priorities and
     delayed (re-queued) timed-out requests would break. Every queue policy counts, even
     one keyed by a level that `priority_levels` does not define.
@@ -114,8 +115,7 @@ def preserve_ordering_conflict(context: ModelContext) -> Iterator[Finding]:
           default_queue_policy { timeout_action: REJECT default_timeout_microseconds: 1000 }
         }
     """
-    config = context.effective
-    if config is None or not config.HasField("dynamic_batching"):
+    if not config.HasField("dynamic_batching"):
         return
     batching = config.dynamic_batching
     if not batching.preserve_ordering:
@@ -144,8 +144,9 @@ def preserve_ordering_conflict(context: ModelContext) -> Iterator[Finding]:
     "priority-settings-ignored",
     INFO,
     "default_priority_level or priority_queue_policy without priority_levels.",
+    effective=True,
 )
-def priority_settings_ignored(context: ModelContext) -> Iterator[Finding]:
+def priority_settings_ignored(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Priorities exist only when `priority_levels` is set; without it Triton ignores
     `default_priority_level` and the per-level queue policies without a word (and maps
     every request priority to the default queue).
@@ -157,8 +158,7 @@ def priority_settings_ignored(context: ModelContext) -> Iterator[Finding]:
         dynamic_batching { priority_levels: 2 default_priority_level: 1
                            priority_queue_policy { key: 1 value { max_queue_size: 8 } } }
     """
-    config = context.effective
-    if config is None or not config.HasField("dynamic_batching"):
+    if not config.HasField("dynamic_batching"):
         return
     batching = config.dynamic_batching
     if batching.priority_levels != 0:

@@ -67,8 +67,9 @@ def _controls(config: ModelConfig) -> Iterator[tuple[FieldPath, str, Control]]:
     "A sequence control_input without a name, or two control_input entries with one name.",
     triton="sequence batching control tensor must have a name for <model> / sequence "
     "batching control tensor '<tensor>' is specified for multiple control kinds for <model>",
+    effective=True,
 )
-def control_input_name(context: ModelContext) -> Iterator[Finding]:
+def control_input_name(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Each `control_input` names the model input tensor that carries the controls,
     once. Triton checks every entry, even one with no `control`. Several controls for
     one tensor go in that entry's `control` list.
@@ -84,9 +85,6 @@ def control_input_name(context: ModelContext) -> Iterator[Finding]:
           { name: "END" control [ { kind: CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ] } ] }
         ]
     """
-    config = context.effective
-    if config is None:
-        return
     seen: set[str] = set()
     for i, control_input in _control_inputs(config):
         path = SEQ + ("control_input", i)
@@ -113,8 +111,9 @@ def control_input_name(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "The same sequence control kind (START, END, READY, CORRID) given twice.",
     triton="sequence batching specifies multiple <KIND> tensors for <model>",
+    effective=True,
 )
-def control_kind_repeated(context: ModelContext) -> Iterator[Finding]:
+def control_kind_repeated(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton delivers each control kind to exactly one tensor. A `control` with no
     `kind` is CONTROL_SEQUENCE_START (the enum's first value).
 
@@ -129,9 +128,6 @@ def control_kind_repeated(context: ModelContext) -> Iterator[Finding]:
           { name: "T" control [ { kind: CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ] } ] }
         ]
     """
-    config = context.effective
-    if config is None:
-        return
     first: dict[int, str] = {}
     for path, tensor, control in _controls(config):
         kind = control.kind
@@ -160,8 +156,9 @@ def control_kind_repeated(context: ModelContext) -> Iterator[Finding]:
     "'bool_false_true' for <KIND> for <model> / sequence batching specifies more than one "
     "from 'int32_false_true', 'fp32_false_true' and 'bool_false_true' for <KIND> for <model>"
     " / sequence batching control '<list>' must have exactly 2 entries for <KIND> for <model>",
+    effective=True,
 )
-def boolean_control_values(context: ModelContext) -> Iterator[Finding]:
+def boolean_control_values(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton writes the false or the true value into the START, END and READY tensors,
     so each such control needs one list `[false, true]`, whose type (INT32, FP32 or
     BOOL) is the tensor's data type.
@@ -171,9 +168,6 @@ def boolean_control_values(context: ModelContext) -> Iterator[Finding]:
     Good:
         control [ { kind: CONTROL_SEQUENCE_READY int32_false_true: [ 0, 1 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     name = context.model.name
     for path, tensor, control in _controls(config):
         if control.kind not in BOOLEAN_KINDS:
@@ -216,8 +210,9 @@ def boolean_control_values(context: ModelContext) -> Iterator[Finding]:
     "or 'bool_false_true' for CONTROL_SEQUENCE_CORRID for <model> / unexpected data type for "
     "control CONTROL_SEQUENCE_CORRID for <model>. Allowed data types are TYPE_UINT64, "
     "TYPE_INT64, TYPE_UINT32, TYPE_INT32 and TYPE_STRING",
+    effective=True,
 )
-def corrid_control(context: ModelContext) -> Iterator[Finding]:
+def corrid_control(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The CORRID control carries the sequence's correlation id, not a flag: it takes a
     `data_type` (UINT64, INT64, UINT32, INT32 or STRING; leaving it out is invalid) and
     no false/true values.
@@ -227,9 +222,6 @@ def corrid_control(context: ModelContext) -> Iterator[Finding]:
     Good:
         control [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64 } ]
     """
-    config = context.effective
-    if config is None:
-        return
     name = context.model.name
     for path, tensor, control in _controls(config):
         if control.kind != CORRID:
@@ -263,8 +255,9 @@ def corrid_control(context: ModelContext) -> Iterator[Finding]:
     "control-input-without-control",
     WARNING,
     "A sequence control_input with no control: Triton never fills that tensor.",
+    effective=True,
 )
-def control_input_without_control(context: ModelContext) -> Iterator[Finding]:
+def control_input_without_control(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A `control_input` names the tensor and its `control` list says what Triton writes
     into it. Without a control Triton accepts the entry but never sets the tensor, so the
     model does not get the sequence signal it was meant to receive.
@@ -275,9 +268,6 @@ def control_input_without_control(context: ModelContext) -> Iterator[Finding]:
         control_input [ { name: "START" control [ { kind: CONTROL_SEQUENCE_START
                                                     int32_false_true: [ 0, 1 ] } ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for i, control_input in _control_inputs(config):
         if control_input.name and not control_input.control:
             yield Finding(

@@ -13,6 +13,7 @@ from pbtxt_lint.rules.api import (
     ERROR,
     INFO,
     Finding,
+    ModelConfig,
     ModelContext,
     rule,
     written,
@@ -27,8 +28,11 @@ from pbtxt_lint.rules.batching.common import SEQ
     "The response cache enabled on a model with sequence batching.",
     triton="Response Cache does not currently support model <model> with sequence batching "
     "scheduler. Please disable the response cache.",
+    effective=True,
 )
-def sequence_batching_response_cache(context: ModelContext) -> Iterator[Finding]:
+def sequence_batching_response_cache(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """Responses of a stateful model depend on the sequence's earlier requests, so
     Triton cannot cache them and refuses the combination.
 
@@ -38,8 +42,7 @@ def sequence_batching_response_cache(context: ModelContext) -> Iterator[Finding]
     Good:
         sequence_batching { }
     """
-    config = context.effective
-    if config is None or not config.HasField("sequence_batching"):
+    if not config.HasField("sequence_batching"):
         return
     if config.response_cache.enable:
         yield Finding(
@@ -56,8 +59,9 @@ def sequence_batching_response_cache(context: ModelContext) -> Iterator[Finding]
     ERROR,
     "sequence_batching.direct.minimum_slot_utilization below 0 or above 1.",
     triton="sequence batching minimum slot utilization must be in range (0.0, 1.0] for <model>",
+    effective=True,
 )
-def slot_utilization_out_of_range(context: ModelContext) -> Iterator[Finding]:
+def slot_utilization_out_of_range(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The minimum slot utilization is a fraction of the sequence slots. Triton's
     message says (0.0, 1.0], but it accepts 0.0 (the default: never wait).
 
@@ -66,8 +70,7 @@ def slot_utilization_out_of_range(context: ModelContext) -> Iterator[Finding]:
     Good:
         sequence_batching { direct { minimum_slot_utilization: 0.5 } }
     """
-    config = context.effective
-    if config is None or not config.sequence_batching.HasField("direct"):
+    if not config.sequence_batching.HasField("direct"):
         return
     value = config.sequence_batching.direct.minimum_slot_utilization
     if value < 0.0 or value > 1.0:
@@ -85,8 +88,9 @@ def slot_utilization_out_of_range(context: ModelContext) -> Iterator[Finding]:
     "slot-utilization-delay-ignored",
     INFO,
     "A direct-strategy queue delay that never applies because minimum_slot_utilization is 0.",
+    effective=True,
 )
-def slot_utilization_delay_ignored(context: ModelContext) -> Iterator[Finding]:
+def slot_utilization_delay_ignored(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The direct sequence batcher waits up to `max_queue_delay_microseconds` only while
     fewer than `minimum_slot_utilization` of the slots have a request. At 0.0 (also the
     default when it is left out) it never waits, so the delay has no effect.
@@ -97,8 +101,7 @@ def slot_utilization_delay_ignored(context: ModelContext) -> Iterator[Finding]:
         sequence_batching { direct { max_queue_delay_microseconds: 5000
                                      minimum_slot_utilization: 0.5 } }
     """
-    config = context.effective
-    if config is None or not config.sequence_batching.HasField("direct"):
+    if not config.sequence_batching.HasField("direct"):
         return
     direct = config.sequence_batching.direct
     if direct.max_queue_delay_microseconds == 0 or direct.minimum_slot_utilization != 0.0:

@@ -33,8 +33,9 @@ from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
     "Two sequence_batching states with the same input_name or output_name.",
     triton="State input name '<input_name>' specified more than once.",
     stage=Stage.LOAD,
+    effective=True,
 )
-def duplicate_state(context: ModelContext) -> Iterator[Finding]:
+def duplicate_state(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Each implicit state is one input/output pair. Two states with the same
     `input_name` and an `initial_state` each fail the load; otherwise Triton keeps one of
     the duplicates and ignores the other, at most with a log line (a warning here).
@@ -46,9 +47,6 @@ def duplicate_state(context: ModelContext) -> Iterator[Finding]:
         state [ { input_name: "S" output_name: "S_OUT" data_type: TYPE_FP32 dims: [ 4 ] },
                 { input_name: "T" output_name: "T_OUT" data_type: TYPE_FP32 dims: [ 4 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     name = context.model.name
     initialised: set[str] = set()
     inputs: set[str] = set()
@@ -141,8 +139,9 @@ _NO_STATE = (
     "instances right now. Please either change the instance type to KIND_GPU or set "
     "'use_growable_memory' to false for state input '<input_name>'.",
     stage=Stage.INFERENCE,
+    effective=True,
 )
-def growable_memory(context: ModelContext) -> Iterator[Finding]:
+def growable_memory(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Growable state memory is GPU virtual memory shared by the state's input and output.
     Without `use_same_buffer_for_input_output: true`, or on a non-GPU instance, the model
     loads, but at the start of every sequence Triton logs "Failed to initialize sequence
@@ -157,9 +156,6 @@ def growable_memory(context: ModelContext) -> Iterator[Finding]:
                   use_same_buffer_for_input_output: true use_growable_memory: true } ]
         instance_group [ { kind: KIND_GPU } ]
     """
-    config = context.effective
-    if config is None:
-        return
     growable = [(path, state) for path, state in states(config) if state.use_growable_memory]
     for path, state in growable:
         if not state.use_same_buffer_for_input_output:

@@ -78,8 +78,9 @@ def _sequence_clients(config: ModelConfig) -> bool:
     triton="inference request for sequence <id> to model '<model>' must specify the START "
     "flag on the first request of the sequence",
     stage=INFERENCE,
+    effective=True,
 )
-def sequence_idle_timeout_short(context: ModelContext) -> Iterator[Finding]:
+def sequence_idle_timeout_short(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The sequence batcher frees a sequence when no request of it arrived for
     `max_sequence_idle_microseconds`, counted from the previous request's arrival, so
     the model's own run time counts against it. A few milliseconds (often milliseconds
@@ -91,8 +92,7 @@ def sequence_idle_timeout_short(context: ModelContext) -> Iterator[Finding]:
     Good:
         sequence_batching { max_sequence_idle_microseconds: 5000000 }   (5 s)
     """
-    config = context.effective
-    if config is None or not _sequence_clients(config):
+    if not _sequence_clients(config):
         return
     idle = config.sequence_batching.max_sequence_idle_microseconds
     path = SEQ + ("max_sequence_idle_microseconds",)
@@ -180,8 +180,9 @@ def _first_batch_waits(config: ModelConfig) -> int:
     "queue delay: queued requests fail.",
     triton="Request timeout expired",
     stage=INFERENCE,
+    effective=True,
 )
-def queue_timeout_rejects(context: ModelContext) -> Iterator[Finding]:
+def queue_timeout_rejects(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A queue policy with `timeout_action: REJECT` fails every request still waiting
     in the queue after `default_timeout_microseconds`. Below a millisecond that is any
     request that arrives while the model runs another batch. And when the timeout is
@@ -195,8 +196,7 @@ def queue_timeout_rejects(context: ModelContext) -> Iterator[Finding]:
         dynamic_batching { default_queue_policy { timeout_action: REJECT
                                                   default_timeout_microseconds: 100000 } }
     """
-    config = context.effective
-    if config is None or not config.HasField("dynamic_batching"):
+    if not config.HasField("dynamic_batching"):
         return
     name = context.model.name
     delay = config.dynamic_batching.max_queue_delay_microseconds

@@ -13,6 +13,7 @@ from pbtxt_lint.rules.api import (
     Edit,
     Finding,
     Fix,
+    ModelConfig,
     ModelContext,
     Scope,
     is_ensemble,
@@ -79,8 +80,9 @@ def scheduling_on_non_ensemble(context: ModelContext) -> Iterator[Finding]:
     'platform: "ensemble" without an ensemble_scheduling block.',
     triton="ensemble scheduling must be set for ensemble <model> whose platform is ensemble",
     scope=Scope.ENSEMBLE,
+    effective=True,
 )
-def ensemble_without_scheduling(context: ModelContext) -> Iterator[Finding]:
+def ensemble_without_scheduling(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An ensemble is its steps: without `ensemble_scheduling` there is nothing to run.
     `dynamic_batching` and `sequence_batching` take its place in the same oneof, so an
     ensemble cannot have them.
@@ -92,8 +94,7 @@ def ensemble_without_scheduling(context: ModelContext) -> Iterator[Finding]:
         platform: "ensemble"
         ensemble_scheduling { step [ { model_name: "m" model_version: -1 ... } ] }
     """
-    config = context.effective
-    if config is None or config.platform != ENSEMBLE_PLATFORM:
+    if config.platform != ENSEMBLE_PLATFORM:
         return
     if config.HasField("ensemble_scheduling"):
         return
@@ -118,8 +119,9 @@ def ensemble_without_scheduling(context: ModelContext) -> Iterator[Finding]:
     "An ensemble that also names a backend.",
     triton="Ensemble model '<model>' must have platform type 'ensemble' and empty backend type",
     scope=Scope.ENSEMBLE,
+    effective=True,
 )
-def ensemble_with_backend(context: ModelContext) -> Iterator[Finding]:
+def ensemble_with_backend(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The ensemble scheduler runs ensembles; a `backend` (often copied from a composing
     model) makes Triton refuse the config.
 
@@ -129,8 +131,7 @@ def ensemble_with_backend(context: ModelContext) -> Iterator[Finding]:
     Good:
         platform: "ensemble"
     """
-    config = context.effective
-    if config is None or config.platform != ENSEMBLE_PLATFORM or not config.backend:
+    if config.platform != ENSEMBLE_PLATFORM or not config.backend:
         return
     yield ensemble_finding(
         context,
@@ -157,8 +158,9 @@ _FORBIDDEN = (
     "should not be specified for ensemble '<model>' / model_warmup can not be specified for "
     "ensemble '<model>'",
     scope=Scope.ENSEMBLE,
+    effective=True,
 )
-def ensemble_forbidden_field(context: ModelContext) -> Iterator[Finding]:
+def ensemble_forbidden_field(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An ensemble has no instances of its own and runs no model code: instances,
     optimization and warmup belong to the composing models.
 
@@ -169,8 +171,7 @@ def ensemble_forbidden_field(context: ModelContext) -> Iterator[Finding]:
         platform: "ensemble"
         (instance_group in the composing models' configs)
     """
-    config = context.effective
-    if config is None or not is_ensemble(config):
+    if not is_ensemble(config):
         return
     for field_name, what, _ in _FORBIDDEN:
         present = (
@@ -195,8 +196,9 @@ def ensemble_forbidden_field(context: ModelContext) -> Iterator[Finding]:
     "ensemble_scheduling without any step.",
     triton="must specify 'step' for ensemble '<model>'",
     scope=Scope.ENSEMBLE,
+    effective=True,
 )
-def ensemble_no_steps(context: ModelContext) -> Iterator[Finding]:
+def ensemble_no_steps(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An ensemble needs at least one step.
 
     Bad:
@@ -204,8 +206,7 @@ def ensemble_no_steps(context: ModelContext) -> Iterator[Finding]:
     Good:
         ensemble_scheduling { step [ { model_name: "m" model_version: -1 ... } ] }
     """
-    config = context.effective
-    if config is None or not config.HasField("ensemble_scheduling"):
+    if not config.HasField("ensemble_scheduling"):
         return
     if config.ensemble_scheduling.step:
         return
@@ -226,8 +227,9 @@ def ensemble_no_steps(context: ModelContext) -> Iterator[Finding]:
     triton="must specify 'model_name' in step <i> of ensemble '<model>' / must specify "
     "'input_map' in step <i> ... / must specify 'output_map' in step <i> ... (<i> from 0)",
     scope=Scope.ENSEMBLE,
+    effective=True,
 )
-def step_incomplete(context: ModelContext) -> Iterator[Finding]:
+def step_incomplete(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Every step names the model it runs and maps at least one input and one output
     (input_map: model input <- ensemble tensor; output_map: model output -> ensemble
     tensor). Steps are numbered from 1 here; Triton's message counts from 0.
@@ -238,8 +240,7 @@ def step_incomplete(context: ModelContext) -> Iterator[Finding]:
         step [ { model_name: "m" model_version: -1
                  input_map { key: "x" value: "x" } output_map { key: "y" value: "y" } } ]
     """
-    config = context.effective
-    if config is None or not config.HasField("ensemble_scheduling"):
+    if not config.HasField("ensemble_scheduling"):
         return
     for index, step in enumerate(config.ensemble_scheduling.step):
         path = ("ensemble_scheduling", "step", index)

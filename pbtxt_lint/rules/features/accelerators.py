@@ -18,6 +18,7 @@ from pbtxt_lint.rules.api import (
     FieldPath,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Stage,
     leading_int,
@@ -138,8 +139,9 @@ def _accelerator_problems(
     "provided for TensorRT Execution Accelerator / unsupported precision mode '<value>' is "
     "requested",
     stage=Stage.LOAD,
+    effective=True,
 )
-def execution_accelerator_invalid(context: ModelContext) -> Iterator[Finding]:
+def execution_accelerator_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """ONNX Runtime knows the GPU accelerators `tensorrt` and `cuda` (used by GPU
     instances) and the CPU accelerator `openvino`; TensorRT accelerator parameters are a
     fixed list (`precision_mode` is FP32, FP16, BF16 or INT8, upper case). Anything else
@@ -154,8 +156,7 @@ def execution_accelerator_invalid(context: ModelContext) -> Iterator[Finding]:
         gpu_execution_accelerator : [ { name : "tensorrt"
           parameters { key: "precision_mode" value: "FP16" } } ]
     """
-    config = context.effective
-    if config is None or config.backend != "onnxruntime":
+    if config.backend != "onnxruntime":
         return
     accelerators = config.optimization.execution_accelerators
     base: FieldPath = ("optimization", "execution_accelerators")

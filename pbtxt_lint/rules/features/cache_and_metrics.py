@@ -18,6 +18,7 @@ from pbtxt_lint.rules.api import (
     FieldPath,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Stage,
     rule,
@@ -36,8 +37,9 @@ _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
     triton="Response Cache does not currently support model <model> with 'decoupled' "
     "transaction policy. Please disable the response cache.",
     stage=Stage.POLL,
+    effective=True,
 )
-def decoupled_response_cache(context: ModelContext) -> Iterator[Finding]:
+def decoupled_response_cache(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A decoupled model may send any number of responses per request, which the
     response cache cannot store; Triton refuses the combination.
 
@@ -47,9 +49,6 @@ def decoupled_response_cache(context: ModelContext) -> Iterator[Finding]:
     Good:
         model_transaction_policy { decoupled: true }
     """
-    config = context.effective
-    if config is None:
-        return
     if config.model_transaction_policy.decoupled and config.response_cache.enable:
         yield Finding(
             f"model '{context.model.name}' is decoupled and enables the response cache; "
@@ -69,8 +68,9 @@ def decoupled_response_cache(context: ModelContext) -> Iterator[Finding]:
     "non-empty 'family' / metric control must specify 'histogram_options' / histogram options "
     "must specify non-empty 'buckets'",
     stage=Stage.POLL,
+    effective=True,
 )
-def metric_control_incomplete(context: ModelContext) -> Iterator[Finding]:
+def metric_control_incomplete(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Each metric control names a metric family and the histogram buckets to use for
     it; Triton refuses a control that lacks any of them. (Triton releases before
     `model_metrics` existed, such as 2.51, reject the field itself.)
@@ -83,9 +83,6 @@ def metric_control_incomplete(context: ModelContext) -> Iterator[Finding]:
           metric_identifier { family: "nv_inference_first_response_histogram_ms" }
           histogram_options { buckets: [ 10, 100, 1000 ] } } ] }
     """
-    config = context.effective
-    if config is None:
-        return
     for index, control in enumerate(config.model_metrics.metric_control):
         at: FieldPath = ("model_metrics", "metric_control", index)
         where = f"metric_control {index} of model '{context.model.name}'"
@@ -120,8 +117,9 @@ def metric_control_incomplete(context: ModelContext) -> Iterator[Finding]:
     "metric-family-not-customizable",
     INFO,
     "A `model_metrics` family other than the one Triton lets a model customize.",
+    effective=True,
 )
-def metric_family_not_customizable(context: ModelContext) -> Iterator[Finding]:
+def metric_family_not_customizable(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Only `nv_inference_first_response_histogram_ms` can be customized per model;
     Triton logs `Metric family '<family>' in 'metric_identifier' is not a customizable
     metric in Triton core.` and ignores the control.
@@ -131,9 +129,6 @@ def metric_family_not_customizable(context: ModelContext) -> Iterator[Finding]:
     Good:
         metric_identifier { family: "nv_inference_first_response_histogram_ms" }
     """
-    config = context.effective
-    if config is None:
-        return
     for index, control in enumerate(config.model_metrics.metric_control):
         family = control.metric_identifier.family
         if family and family != CUSTOMIZABLE_METRIC_FAMILY:
@@ -155,8 +150,9 @@ def metric_family_not_customizable(context: ModelContext) -> Iterator[Finding]:
     triton="terminate called after throwing an instance of 'std::invalid_argument' what(): "
     "Invalid label name",
     stage=Stage.LOAD,
+    effective=True,
 )
-def metric_tag_invalid(context: ModelContext) -> Iterator[Finding]:
+def metric_tag_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton adds each tag to the model's metrics as the label `_<key>`. Prometheus
     label names are letters, digits and `_`, and must not start with `__`; otherwise the
     metrics library throws while the model loads and tritonserver aborts (with or
@@ -167,9 +163,6 @@ def metric_tag_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         metric_tags { key: "team_name" value: "search" }
     """
-    config = context.effective
-    if config is None:
-        return
     for key in config.metric_tags:
         label = f"_{key}"
         if _LABEL_NAME.fullmatch(label) and not label.startswith("__"):
@@ -189,8 +182,9 @@ def metric_tag_invalid(context: ModelContext) -> Iterator[Finding]:
     "response-cache-server-flag",
     INFO,
     "The response cache is enabled; it works only if tritonserver is started with a cache.",
+    effective=True,
 )
-def response_cache_server_flag(context: ModelContext) -> Iterator[Finding]:
+def response_cache_server_flag(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`response_cache { enable: true }` opts the model in, but nothing is cached unless
     the server has a cache (`--cache-config local,size=<bytes>` or a Redis cache).
 
@@ -199,8 +193,7 @@ def response_cache_server_flag(context: ModelContext) -> Iterator[Finding]:
     Good:
         tritonserver --cache-config local,size=1048576 ...
     """
-    config = context.effective
-    if config is None or not config.response_cache.enable:
+    if not config.response_cache.enable:
         return
     if config.model_transaction_policy.decoupled or config.HasField("sequence_batching"):
         return  # refused outright: PL701 and the sequence-batching rule say so
@@ -217,8 +210,9 @@ def response_cache_server_flag(context: ModelContext) -> Iterator[Finding]:
     "decoupled-single-response",
     INFO,
     "A decoupled model on a backend that always sends one response per request.",
+    effective=True,
 )
-def decoupled_single_response(context: ModelContext) -> Iterator[Finding]:
+def decoupled_single_response(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """ONNX Runtime, TensorRT, PyTorch, OpenVINO, TensorFlow and FIL answer every
     request with exactly one response. Triton accepts `decoupled: true` for them, but it
     only restricts clients to streaming gRPC (HTTP /infer refuses decoupled models).
@@ -229,8 +223,7 @@ def decoupled_single_response(context: ModelContext) -> Iterator[Finding]:
     Good:
         backend: "onnxruntime"
     """
-    config = context.effective
-    if config is None or not config.model_transaction_policy.decoupled:
+    if not config.model_transaction_policy.decoupled:
         return
     entry = BACKENDS.get(config.backend)
     if entry is not None and entry.single_response:

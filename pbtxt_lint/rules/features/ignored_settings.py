@@ -103,8 +103,9 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
     "unknown-backend-parameter",
     INFO,
     "A `parameters` key the model's backend does not read (often a typo or wrong case).",
+    effective=True,
 )
-def unknown_backend_parameter(context: ModelContext) -> Iterator[Finding]:
+def unknown_backend_parameter(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """ONNX Runtime, TensorRT, PyTorch, OpenVINO and Python read a fixed set of
     `parameters` keys, case-sensitively (ONNX Runtime's are lower_case, PyTorch's and
     OpenVINO's UPPER_CASE); anything else is silently ignored. Python models may read
@@ -117,9 +118,6 @@ def unknown_backend_parameter(context: ModelContext) -> Iterator[Finding]:
         backend: "pytorch"
         parameters { key: "DISABLE_OPTIMIZED_EXECUTION" value: { string_value: "true" } }
     """
-    config = context.effective
-    if config is None:
-        return
     entry = BACKENDS.get(config.backend)
     if entry is None or entry.parameters is None:
         return

@@ -16,6 +16,7 @@ from pbtxt_lint.rules.api import (
     INFO,
     DataType,
     Finding,
+    ModelConfig,
     ModelContext,
     Scope,
     Stage,
@@ -122,8 +123,9 @@ def label_file_missing(context: ModelContext) -> Iterator[Finding]:
     "Two outputs with the same name that both set `label_filename`.",
     triton="multiple label files for '<output>'",
     stage=Stage.LOAD,
+    effective=True,
 )
-def label_file_duplicate_output(context: ModelContext) -> Iterator[Finding]:
+def label_file_duplicate_output(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Labels are kept per output name; a second output of the same name with labels
     fails the model.
 
@@ -133,9 +135,6 @@ def label_file_duplicate_output(context: ModelContext) -> Iterator[Finding]:
     Good:
         output [ { name: "prob" label_filename: "a.txt" ... } ]
     """
-    config = context.effective
-    if config is None:
-        return
     seen: set[str] = set()
     for index, output in enumerate(config.output):
         if not output.label_filename:
@@ -155,8 +154,9 @@ def label_file_duplicate_output(context: ModelContext) -> Iterator[Finding]:
     "label-file-not-classification",
     INFO,
     "A `label_filename` on an output that does not look like class scores.",
+    effective=True,
 )
-def label_file_not_classification(context: ModelContext) -> Iterator[Finding]:
+def label_file_not_classification(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Labels are used only by the classification extension (a request asking for the
     top-k classes), which reads the output as one score per class. On a detection or
     multi-dimensional output they are never meaningful. When the label file shows that
@@ -169,9 +169,6 @@ def label_file_not_classification(context: ModelContext) -> Iterator[Finding]:
         output [ { name: "probs" data_type: TYPE_FP32 dims: [ 1000 ]
                    label_filename: "labels.txt" } ]
     """
-    config = context.effective
-    if config is None:
-        return
     # Deferred for start-up time: only a run that reads label files needs them.
     from pbtxt_lint.rules.features.label_contents import detection_axis, label_files
 

@@ -17,6 +17,7 @@ from pbtxt_lint.rules.api import (
     WARNING,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Severity,
     Stage,
@@ -42,8 +43,9 @@ from pbtxt_lint.rules.features.common import (
     "boolean / unsupported cudnn_conv_algo_search value '<n>' is requested / unsupported "
     "arena_extend_strategy value '<n>' is requested",
     stage=Stage.LOAD,
+    effective=True,
 )
-def onnxruntime_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def onnxruntime_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """ONNX Runtime parses its parameters when the model loads: `execution_mode` is 0
     (sequential) or 1 (parallel), thread counts are integers, `enable_mem_arena`,
     `enable_mem_pattern` and `share_session_between_instances` are booleans, and on GPU
@@ -54,8 +56,7 @@ def onnxruntime_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "execution_mode" value: { string_value: "1" } }
     """
-    config = context.effective
-    if config is None or config.backend != "onnxruntime":
+    if config.backend != "onnxruntime":
         return
     where = f"of ONNX Runtime model '{context.model.name}'"
     checks = {**dict.fromkeys(ORT_INT, int_problem), **dict.fromkeys(ORT_BOOL, bool_problem)}

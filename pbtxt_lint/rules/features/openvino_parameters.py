@@ -16,6 +16,7 @@ from pbtxt_lint.rules.api import (
     OPENVINO_DEVICE,
     WARNING,
     Finding,
+    ModelConfig,
     ModelContext,
     Stage,
     parse_bool,
@@ -29,8 +30,9 @@ from pbtxt_lint.rules.features.common import params
     "openvino-boolean-parameter",
     WARNING,
     "An OpenVINO on/off parameter given `true` or `1`, which the backend reads as off.",
+    effective=True,
 )
-def openvino_boolean_parameter(context: ModelContext) -> Iterator[Finding]:
+def openvino_boolean_parameter(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The OpenVINO backend turns SKIP_OV_DYNAMIC_BATCHSIZE, ENABLE_BATCH_PADDING and
     RESHAPE_IO_LAYERS on only for the string `yes` (any case); `true`, `1` or `on` mean
     off.
@@ -40,8 +42,7 @@ def openvino_boolean_parameter(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "RESHAPE_IO_LAYERS" value: { string_value: "yes" } }
     """
-    config = context.effective
-    if config is None or config.backend != "openvino":
+    if config.backend != "openvino":
         return
     for key, value, at in params(config):
         if key in OPENVINO_BOOL and value.lower() != "yes" and parse_bool(value) is True:
@@ -80,8 +81,9 @@ def _openvino_problem(key: str, value: str) -> tuple[str, str] | None:
     "YES, got <v> / ... to be either AUTO/NUMA/<int_value>, got <v> / ... to be "
     "LATENCY/THROUGHPUT/CUMULATIVE_THROUGHPUT, got <v>",
     stage=Stage.LOAD,
+    effective=True,
 )
-def openvino_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def openvino_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """INFERENCE_NUM_THREADS and COMPILATION_NUM_THREADS are non-negative numbers,
     HINT_BF16 is YES, NUM_STREAMS is AUTO, NUMA or a number, PERFORMANCE_HINT is
     LATENCY, THROUGHPUT or CUMULATIVE_THROUGHPUT (any case); anything else fails the
@@ -92,8 +94,7 @@ def openvino_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "NUM_STREAMS" value: { string_value: "AUTO" } }
     """
-    config = context.effective
-    if config is None or config.backend != "openvino":
+    if config.backend != "openvino":
         return
     for key, value, at in params(config):
         problem = _openvino_problem(key, value) if key in OPENVINO_DEVICE else None

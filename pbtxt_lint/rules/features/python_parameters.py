@@ -22,6 +22,7 @@ from pbtxt_lint.rules.api import (
     FieldPath,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Scope,
     Stage,
@@ -40,8 +41,9 @@ KEYWORD = "$$TRITON_MODEL_DIRECTORY"
     "FORCE_CPU_ONLY_INPUT_TENSORS other than `yes` or `no`.",
     triton="Incorrect value for FORCE_CPU_ONLY_INPUT_TENSORS: <v>'",
     stage=Stage.LOAD,
+    effective=True,
 )
-def python_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def python_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The Python backend accepts exactly `yes` or `no` (lower case) for
     FORCE_CPU_ONLY_INPUT_TENSORS; `true` or `YES` fail the model.
 
@@ -50,8 +52,7 @@ def python_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "FORCE_CPU_ONLY_INPUT_TENSORS" value: { string_value: "no" } }
     """
-    config = context.effective
-    if config is None or config.backend != "python":
+    if config.backend != "python":
         return
     value = parameter(config, PYTHON_FORCE_CPU)
     if value is not None and value not in ("yes", "no"):
@@ -71,8 +72,9 @@ def python_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     triton="Failed to get the canonical path for <path>.",
     stage=Stage.LOAD,
     scope=Scope.FILES,
+    effective=True,
 )
-def python_execution_env_missing(context: ModelContext) -> Iterator[Finding]:
+def python_execution_env_missing(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The Python backend unpacks the conda-pack archive (or uses the folder) named by
     EXECUTION_ENV_PATH and fails the model when it does not exist. Write it as
     `$$TRITON_MODEL_DIRECTORY/<file>` so it travels with the model (a relative path is
@@ -84,8 +86,7 @@ def python_execution_env_missing(context: ModelContext) -> Iterator[Finding]:
         parameters { key: "EXECUTION_ENV_PATH"
                      value: { string_value: "$$TRITON_MODEL_DIRECTORY/env.tar.gz" } }
     """
-    config = context.effective
-    if config is None or config.backend != "python":
+    if config.backend != "python":
         return
     value = parameter(config, PYTHON_ENV)
     if not value:
@@ -117,8 +118,11 @@ def python_execution_env_missing(context: ModelContext) -> Iterator[Finding]:
     "EXECUTION_ENV_PATH relative, or with $$TRITON_MODEL_DIRECTORY after its start or before '..'.",
     triton="Failed to get the canonical path for <mangled path>.",
     stage=Stage.LOAD,
+    effective=True,
 )
-def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
+def python_env_path_model_directory(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """The backend replaces `$$TRITON_MODEL_DIRECTORY` with the model folder, but it
     replaces as many characters as the keyword's position plus its length
     (python_be.cc: `replace(loc, loc + keyword.size(), path)`), so a keyword anywhere but
@@ -136,8 +140,7 @@ def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
     Good:
         string_value: "$$TRITON_MODEL_DIRECTORY/env.tar.gz"
     """
-    config = context.effective
-    if config is None or config.backend != "python":
+    if config.backend != "python":
         return
     value = parameter(config, PYTHON_ENV)
     if not value:

@@ -13,6 +13,7 @@ from pbtxt_lint.rules.api import (
     PYTORCH_BOOL,
     PYTORCH_INT,
     Finding,
+    ModelConfig,
     ModelContext,
     Stage,
     rule,
@@ -27,8 +28,9 @@ from pbtxt_lint.rules.features.common import bool_problem, int_problem, parser_p
     "A PyTorch (TorchScript) on/off or thread-count parameter the backend cannot parse.",
     triton="failed to convert '<v>' to boolean / failed to convert '<v>' to integral number",
     stage=Stage.LOAD,
+    effective=True,
 )
-def pytorch_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def pytorch_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The PyTorch backend parses DISABLE_OPTIMIZED_EXECUTION, INFERENCE_MODE,
     DISABLE_CUDNN, ENABLE_* as booleans (true/false, on/off, 1/0) and
     INTRA_OP_THREAD_COUNT / INTER_OP_THREAD_COUNT as integers; other values fail the
@@ -39,8 +41,7 @@ def pytorch_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "INFERENCE_MODE" value: { string_value: "true" } }
     """
-    config = context.effective
-    if config is None or config.backend != "pytorch" or config.platform == "torch_aoti":
+    if config.backend != "pytorch" or config.platform == "torch_aoti":
         return
     checks = {
         **dict.fromkeys(PYTORCH_BOOL, bool_problem),

@@ -14,6 +14,7 @@ from pbtxt_lint.rules.api import (
     INFO,
     WARNING,
     Finding,
+    ModelConfig,
     ModelContext,
     Stage,
     rule,
@@ -31,8 +32,9 @@ server build.py `enable_all()` builds `all_repoagents = ["checksum"]`."""
     WARNING,
     "A repository agent whose library does not ship with Triton: a misspelt `checksum` "
     "(warning) or one the host must have installed (info).",
+    effective=True,
 )
-def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
+def repository_agent_not_shipped(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton loads `libtritonrepoagent_<name>.so` from its repoagents folder when it
     polls the model; NGC images ship only `checksum`. Any other agent must be installed
     on the host, or the model fails: `unable to find 'libtritonrepoagent_<name>.so' for
@@ -44,9 +46,6 @@ def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
     Good:
         model_repository_agents { agents [ { name: "checksum" parameters { ... } } ] }
     """
-    config = context.effective
-    if config is None:
-        return
     for index, agent in enumerate(config.model_repository_agents.agents):
         if not agent.name or agent.name in SHIPPED_REPO_AGENTS:
             continue
@@ -82,8 +81,9 @@ def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
     triton="Segmentation fault (tritonserver 2.51, empty block) / unable to find "
     "'libtritonrepoagent_.so' for repo agent '', searched: <paths>",
     stage=Stage.POLL,
+    effective=True,
 )
-def repository_agent_empty(context: ModelContext) -> Iterator[Finding]:
+def repository_agent_empty(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An empty `model_repository_agents { }` makes tritonserver crash (segmentation
     fault) while it polls the repository, taking every other model down with it; an
     agent without a name can never be found.
@@ -93,8 +93,7 @@ def repository_agent_empty(context: ModelContext) -> Iterator[Finding]:
     Good:
         (no model_repository_agents block)
     """
-    config = context.effective
-    if config is None or not config.HasField("model_repository_agents"):
+    if not config.HasField("model_repository_agents"):
         return
     agents = config.model_repository_agents.agents
     if not agents:

@@ -15,6 +15,7 @@ from pbtxt_lint.rules.api import (
     TRT_ALLOCATION,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Stage,
     parameter,
@@ -35,8 +36,9 @@ TRT_ALLOCATION_VALUES = ("STATIC", "ON_PROFILE_CHANGE")
     "'<m>'. Supported values are 'STATIC' and 'ON_PROFILE_CHANGE'. / Invalid "
     "'multi_device_gpus' entry '<item>' for model '<m>'; expected comma-separated GPU ids.",
     stage=Stage.LOAD,
+    effective=True,
 )
-def tensorrt_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def tensorrt_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`execution_context_allocation_strategy` is STATIC or ON_PROFILE_CHANGE.
     `enable_multi_device: true` needs `multi_device_gpus`, a comma-separated list of at
     least two GPU ids the host has.
@@ -48,8 +50,7 @@ def tensorrt_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
         parameters { key: "execution_context_allocation_strategy"
                      value: { string_value: "ON_PROFILE_CHANGE" } }
     """
-    config = context.effective
-    if config is None or config.backend != "tensorrt":
+    if config.backend != "tensorrt":
         return
     where = f"of TensorRT model '{context.model.name}'"
     checks = dict.fromkeys(("enable_multi_device", "multi_device_per_rank_engines"), bool_problem)

@@ -22,6 +22,7 @@ from pbtxt_lint.rules.api import (
     FieldPath,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Scope,
     Stage,
@@ -242,8 +243,9 @@ def warmup_data_file_too_small(context: ModelContext) -> Iterator[Finding]:
     "warmup-batch-size-zero",
     INFO,
     "A warmup sample with batch_size 0, which Triton skips.",
+    effective=True,
 )
-def warmup_batch_size_zero(context: ModelContext) -> Iterator[Finding]:
+def warmup_batch_size_zero(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton skips a sample with `batch_size: 0` (the default when it is left out)
     without a word, so the model is not warmed up by it.
 
@@ -252,8 +254,7 @@ def warmup_batch_size_zero(context: ModelContext) -> Iterator[Finding]:
     Good:
         model_warmup [ { name: "w" batch_size: 1 inputs { ... } } ]
     """
-    config = context.effective
-    if config is None or is_ensemble(config):
+    if is_ensemble(config):
         return
     for index, sample in enumerate(config.model_warmup):
         if sample.batch_size == 0:

@@ -37,8 +37,9 @@ def _multi_device(config: ModelConfig) -> bool:
     "A TensorRT model with an instance group that is not (or does not resolve to) KIND_GPU.",
     triton="unable to load model '<m>', TensorRT backend supports only GPU device",
     stage=Stage.LOAD,
+    effective=True,
 )
-def tensorrt_kind_not_gpu(context: ModelContext) -> Iterator[Finding]:
+def tensorrt_kind_not_gpu(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The TensorRT backend runs engines on GPUs only: KIND_CPU, KIND_MODEL, and a
     KIND_AUTO group (or no instance_group) on a host without GPUs all fail. With
     `enable_multi_device` the kind must be KIND_MODEL instead.
@@ -50,8 +51,7 @@ def tensorrt_kind_not_gpu(context: ModelContext) -> Iterator[Finding]:
         platform: "tensorrt_plan"
         instance_group [ { kind: KIND_GPU } ]
     """
-    config = context.effective
-    if config is None or config.backend != "tensorrt":
+    if config.backend != "tensorrt":
         return
     multi = _multi_device(config)
     wanted = MODEL if multi else GPU
@@ -85,8 +85,9 @@ def tensorrt_kind_not_gpu(context: ModelContext) -> Iterator[Finding]:
     "A TensorRT instance group with more than one secondary device.",
     triton="<instance> of model <m> must have either zero or or one secondary devices",
     stage=Stage.LOAD,
+    effective=True,
 )
-def tensorrt_secondary_devices(context: ModelContext) -> Iterator[Finding]:
+def tensorrt_secondary_devices(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A TensorRT instance can use at most one NVDLA core (`secondary_devices`).
 
     Bad:
@@ -96,8 +97,7 @@ def tensorrt_secondary_devices(context: ModelContext) -> Iterator[Finding]:
         instance_group [ { kind: KIND_GPU secondary_devices: [
           { kind: KIND_NVDLA device_id: 0 } ] } ]
     """
-    config = context.effective
-    if config is None or config.backend != "tensorrt":
+    if config.backend != "tensorrt":
         return
     for group in resolve_groups(context):
         if group.index is None:
@@ -119,8 +119,9 @@ def tensorrt_secondary_devices(context: ModelContext) -> Iterator[Finding]:
     "An OpenVINO model with an instance group that is not (or does not resolve to) KIND_CPU.",
     triton="unable to load model '<m>', Triton OpenVINO backend supports only Kind CPU and AUTO",
     stage=Stage.LOAD,
+    effective=True,
 )
-def openvino_kind_not_cpu(context: ModelContext) -> Iterator[Finding]:
+def openvino_kind_not_cpu(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The OpenVINO backend runs on the CPU only. Without instance_group Triton picks
     KIND_CPU for it, but an explicit group without a kind is KIND_AUTO and becomes
     KIND_GPU on a GPU host, which the backend refuses. Without `--gpus N` that group
@@ -133,8 +134,7 @@ def openvino_kind_not_cpu(context: ModelContext) -> Iterator[Finding]:
         backend: "openvino"
         instance_group [ { kind: KIND_CPU } ]
     """
-    config = context.effective
-    if config is None or config.backend != "openvino":
+    if config.backend != "openvino":
         return
     for group in resolve_groups(context):
         if group.kind == CPU:

@@ -18,6 +18,7 @@ from pbtxt_lint.rules.api import (
     BACKENDS,
     INFO,
     Finding,
+    ModelConfig,
     ModelContext,
     rule,
     written,
@@ -29,8 +30,9 @@ from pbtxt_lint.rules.api import (
     "instance-count-not-positive",
     INFO,
     "An instance group with `count: 0` or a negative count, which Triton replaces by the default.",
+    effective=True,
 )
-def instance_count_not_positive(context: ModelContext) -> Iterator[Finding]:
+def instance_count_not_positive(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A count below 1 does not disable the group: Triton silently uses the default
     count, 1 per device (2 for KIND_CPU on onnxruntime and tensorflow).
 
@@ -39,9 +41,6 @@ def instance_count_not_positive(context: ModelContext) -> Iterator[Finding]:
     Good:
         instance_group [ { kind: KIND_CPU count: 1 } ]
     """
-    config = context.effective
-    if config is None:
-        return
     entry = BACKENDS.get(config.backend)
     cpu_count = entry.default_cpu_count if entry is not None else 1
     for group in resolve_groups(context):
@@ -69,8 +68,9 @@ def instance_count_not_positive(context: ModelContext) -> Iterator[Finding]:
     "secondary-devices-ignored",
     INFO,
     "`secondary_devices` on a backend other than TensorRT, which ignores them.",
+    effective=True,
 )
-def secondary_devices_ignored(context: ModelContext) -> Iterator[Finding]:
+def secondary_devices_ignored(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Secondary devices (NVDLA cores) are read only by the TensorRT backend; every
     other backend silently runs without them.
 
@@ -82,9 +82,6 @@ def secondary_devices_ignored(context: ModelContext) -> Iterator[Finding]:
         backend: "onnxruntime"
         instance_group [ { kind: KIND_GPU } ]
     """
-    config = context.effective
-    if config is None:
-        return
     entry = BACKENDS.get(config.backend)
     if entry is None or entry.reads_secondary_devices is not False:
         return  # TensorRT reads them; a custom backend may
@@ -103,8 +100,9 @@ def secondary_devices_ignored(context: ModelContext) -> Iterator[Finding]:
     "passive-instance-group",
     INFO,
     "A passive instance group: its instances are loaded but Triton never sends them requests.",
+    effective=True,
 )
-def passive_instance_group(context: ModelContext) -> Iterator[Finding]:
+def passive_instance_group(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton loads passive instances (and skips their warmup) but its scheduler never
     dispatches to them; they are for backends that manage their own instances. With
     only passive groups the model accepts requests that are never executed.
@@ -114,9 +112,6 @@ def passive_instance_group(context: ModelContext) -> Iterator[Finding]:
     Good:
         instance_group [ { kind: KIND_GPU } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for group in resolve_groups(context):
         if group.index is not None and config.instance_group[group.index].passive:
             yield Finding(
@@ -132,8 +127,9 @@ def passive_instance_group(context: ModelContext) -> Iterator[Finding]:
     "host-policy-needs-server-flag",
     INFO,
     "A `host_policy` name, which has an effect only if tritonserver defines it with --host-policy.",
+    effective=True,
 )
-def host_policy_needs_server_flag(context: ModelContext) -> Iterator[Finding]:
+def host_policy_needs_server_flag(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An instance group's host policy (NUMA node, CPU cores) comes from
     `--host-policy=<name>,<setting>=<value>` on the server command line. A name the
     server does not define is silently an empty policy.
@@ -143,9 +139,6 @@ def host_policy_needs_server_flag(context: ModelContext) -> Iterator[Finding]:
     Good:
         tritonserver --host-policy=numa0,numa-node=0 --host-policy=numa0,cpu-cores=0-15
     """
-    config = context.effective
-    if config is None:
-        return
     for group in resolve_groups(context):
         if group.index is None:
             continue
@@ -166,8 +159,9 @@ def host_policy_needs_server_flag(context: ModelContext) -> Iterator[Finding]:
     INFO,
     "An instance group `rate_limiter`, which Triton ignores unless started with "
     "--rate-limit=execution_count.",
+    effective=True,
 )
-def rate_limiter_needs_server_flag(context: ModelContext) -> Iterator[Finding]:
+def rate_limiter_needs_server_flag(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Rate-limiter resources and priorities are used only when the server runs with
     `--rate-limit=execution_count`; by default (`--rate-limit=off`) they do nothing.
 
@@ -177,9 +171,6 @@ def rate_limiter_needs_server_flag(context: ModelContext) -> Iterator[Finding]:
     Good:
         tritonserver --model-repository=... --rate-limit=execution_count
     """
-    config = context.effective
-    if config is None:
-        return
     for group in resolve_groups(context):
         if group.index is not None and config.instance_group[group.index].HasField("rate_limiter"):
             yield Finding(

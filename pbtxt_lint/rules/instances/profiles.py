@@ -16,6 +16,7 @@ from pbtxt_lint.rules.api import (
     INT32_MIN,
     TENSORRT_PLATFORM,
     Finding,
+    ModelConfig,
     ModelContext,
     Stage,
     leading_int,
@@ -31,8 +32,9 @@ from pbtxt_lint.rules.api import (
     triton="instance group <g> of model <model> and platform <p>specifies profile field which "
     "is only supported for TensorRT models",
     stage=Stage.LOAD,
+    effective=True,
 )
-def profile_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
+def profile_not_tensorrt(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Optimization profiles belong to TensorRT engines; Triton refuses `profile` for any
     other platform (including ONNX Runtime with the TensorRT execution accelerator).
 
@@ -43,8 +45,7 @@ def profile_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
         backend: "onnxruntime"
         instance_group [ { kind: KIND_GPU } ]
     """
-    config = context.effective
-    if config is None or config.platform == TENSORRT_PLATFORM:
+    if config.platform == TENSORRT_PLATFORM:
         return
     for group in resolve_groups(context):
         if group.index is None or not config.instance_group[group.index].profile:

@@ -19,6 +19,7 @@ from pbtxt_lint.rules.api import (
     INFO,
     PLATFORMS,
     Finding,
+    ModelConfig,
     ModelContext,
     newer_name,
     rule,
@@ -112,8 +113,9 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "A platform Triton does not know, with no backend to fall back on.",
     triton="unexpected platform type '<platform>' for <model>",
+    effective=True,
 )
-def unknown_platform(context: ModelContext) -> Iterator[Finding]:
+def unknown_platform(context: ModelContext, effective: ModelConfig) -> Iterator[Finding]:
     """`platform` accepts only `tensorrt_plan`, `onnxruntime_onnx`, `pytorch_libtorch`,
     `torch_aoti`, `tensorflow_savedmodel`, `tensorflow_graphdef` and `ensemble`.
     Backends such as python or openvino are set with `backend`, not `platform`.
@@ -125,8 +127,7 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
     Good:
         platform: "onnxruntime_onnx"
     """
-    effective = context.effective
-    if effective is None or effective.backend or effective.platform == ENSEMBLE_PLATFORM:
+    if effective.backend or effective.platform == ENSEMBLE_PLATFORM:
         return
     platform = effective.platform
     at = ("platform",) if platform else ("default_model_filename",)
@@ -173,8 +174,9 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "platform and backend name different frameworks.",
     triton="unexpected 'platform' and 'backend' pair, got:<platform>, <backend>",
+    effective=True,
 )
-def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
+def platform_backend_mismatch(context: ModelContext, effective: ModelConfig) -> Iterator[Finding]:
     """For the tensorflow, tensorrt, onnxruntime and pytorch backends, the platform
     must be one of that backend's platforms (or left out). The pytorch backend takes
     `torch_aoti` from Triton 26.03 (2.67) on, only `pytorch_libtorch` before. From
@@ -187,9 +189,6 @@ def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
     Good:
         backend: "onnxruntime"
     """
-    effective = context.effective
-    if effective is None:
-        return
     entry = BACKENDS.get(effective.backend)
     allowed = entry.platforms if entry and entry.platforms else None
     target = context.settings.target

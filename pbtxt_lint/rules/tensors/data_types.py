@@ -82,8 +82,11 @@ def _data_type_problem(config: ModelConfig, tensor: Tensor) -> tuple[str, Severi
     "An input or output data type the model's backend cannot take.",
     triton="unsupported datatype <TYPE_X> for input '<name>' for model '<model>'",
     stage=Stage.LOAD,
+    effective=True,
 )
-def data_type_unsupported_by_backend(context: ModelContext) -> Iterator[Finding]:
+def data_type_unsupported_by_backend(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """Triton's core accepts every data type; backends refuse some when the model
     loads. TensorRT has no TYPE_STRING, TYPE_UINT16/32/64, TYPE_INT16 or TYPE_FP64;
     OpenVINO no TYPE_FP64, TYPE_STRING or TYPE_BF16; PyTorch no TYPE_UINT16/32/64 or
@@ -98,9 +101,6 @@ def data_type_unsupported_by_backend(context: ModelContext) -> Iterator[Finding]
         backend: "tensorrt"
         input [ { name: "input_ids" data_type: TYPE_INT32 dims: [ -1 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for tensor in tensors(config):
         problem = _data_type_problem(config, tensor)
         if problem is not None:

@@ -38,8 +38,9 @@ def _runs_on(config: ModelConfig) -> str:
     ERROR,
     "format FORMAT_NHWC/FORMAT_NCHW on an input that does not have exactly 3 dims.",
     triton="model input NHWC/NCHW require 3 dims for <model>",
+    effective=True,
 )
-def image_format_rank(context: ModelContext) -> Iterator[Finding]:
+def image_format_rank(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An image format describes 3 dimensions (channels, height, width in some order),
     without the batch dimension.
 
@@ -50,9 +51,6 @@ def image_format_rank(context: ModelContext) -> Iterator[Finding]:
         max_batch_size: 8
         input [ { name: "img" data_type: TYPE_FP32 format: FORMAT_NCHW dims: [ 3, 224, 224 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for index, model_input in enumerate(config.input):
         if model_input.format in _IMAGE_FORMATS and len(model_input.dims) != 3:
             tensor = Tensor("input", index, model_input)
@@ -72,8 +70,9 @@ def image_format_rank(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "is_shape_tensor on a model that is not TensorRT.",
     triton="shape tensors are only supported for TensorRT platform for <model>",
+    effective=True,
 )
-def shape_tensor_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
+def shape_tensor_not_tensorrt(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Shape tensors are a TensorRT engine feature; every other platform, ensembles
     included, is refused when a tensor is marked `is_shape_tensor: true`.
 
@@ -84,8 +83,7 @@ def shape_tensor_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
         backend: "onnxruntime"
         input [ { name: "shape" data_type: TYPE_INT64 dims: [ 2 ] } ]
     """
-    config = context.effective
-    if config is None or config.platform == TENSORRT_PLATFORM:
+    if config.platform == TENSORRT_PLATFORM:
         return
     for tensor in tensors(config):
         if tensor.io.is_shape_tensor:
@@ -104,8 +102,9 @@ def shape_tensor_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "is_non_linear_format_io on a model that is not TensorRT.",
     triton="Non-linear IO format is only supported for the TensorRT platform for <model>",
+    effective=True,
 )
-def non_linear_io_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
+def non_linear_io_not_tensorrt(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Non-linear (vectorized, e.g. CHW32 or HWC8) tensor formats exist only in
     TensorRT engines.
 
@@ -116,8 +115,7 @@ def non_linear_io_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
         backend: "python"
         input [ { name: "x" data_type: TYPE_FP16 dims: [ 3, 8, 8 ] } ]
     """
-    config = context.effective
-    if config is None or config.platform == TENSORRT_PLATFORM:
+    if config.platform == TENSORRT_PLATFORM:
         return
     for tensor in tensors(config):
         if tensor.io.is_non_linear_format_io:
@@ -136,8 +134,9 @@ def non_linear_io_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "A TensorRT non-linear format tensor without exactly 3 dims.",
     triton="Non-linear IO format input requires 3 dims for <model>",
+    effective=True,
 )
-def non_linear_io_rank(context: ModelContext) -> Iterator[Finding]:
+def non_linear_io_rank(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """TensorRT's vectorized formats (CHW2/4/16/32, HWC8, ...) are 3-dimensional
     images, batch dimension excluded.
 
@@ -150,8 +149,7 @@ def non_linear_io_rank(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "x" data_type: TYPE_FP16 dims: [ 3, 224, 224 ]
                   is_non_linear_format_io: true } ]
     """
-    config = context.effective
-    if config is None or config.platform != TENSORRT_PLATFORM:
+    if config.platform != TENSORRT_PLATFORM:
         return  # elsewhere PL210 already refuses the flag
     for tensor in tensors(config):
         if tensor.io.is_non_linear_format_io and len(tensor.io.dims) != 3:
@@ -169,8 +167,9 @@ def non_linear_io_rank(context: ModelContext) -> Iterator[Finding]:
     "image-format-ignored",
     INFO,
     "format FORMAT_NHWC/FORMAT_NCHW, which no backend acts on.",
+    effective=True,
 )
-def image_format_ignored(context: ModelContext) -> Iterator[Finding]:
+def image_format_ignored(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton only checks that a formatted input has 3 dims (PL208) and reports the
     format in the model metadata for clients. No backend transposes or interprets it:
     the model itself must expect that layout.
@@ -180,9 +179,6 @@ def image_format_ignored(context: ModelContext) -> Iterator[Finding]:
     Good:
         input [ { name: "img" data_type: TYPE_FP32 dims: [ 3, 224, 224 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for index, model_input in enumerate(config.input):
         if model_input.format in _IMAGE_FORMATS and len(model_input.dims) == 3:
             name = ModelInput.Format.Name(model_input.format)

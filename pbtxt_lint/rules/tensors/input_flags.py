@@ -71,8 +71,9 @@ def _optional_problem(config: ModelConfig, model_input: ModelInput) -> tuple[str
     triton="'optional' is set to true for input '<name>' while the backend model doesn't "
     "support optional input",
     stage=Stage.LOAD,
+    effective=True,
 )
-def optional_input_unsupported(context: ModelContext) -> Iterator[Finding]:
+def optional_input_unsupported(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Only backends that opt in accept `optional: true`: ONNX Runtime (and only with
     max_batch_size 0 and without allow_ragged_batch: "optional input '<name>' is not
     supported for models that support batching"), Python and the identity backend.
@@ -86,9 +87,6 @@ def optional_input_unsupported(context: ModelContext) -> Iterator[Finding]:
         backend: "tensorrt"
         input [ { name: "mask" data_type: TYPE_INT32 dims: [ -1 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for index, model_input in enumerate(config.input):
         if not model_input.optional:
             continue
@@ -108,8 +106,9 @@ def optional_input_unsupported(context: ModelContext) -> Iterator[Finding]:
     "ragged-batch-without-batching",
     INFO,
     "allow_ragged_batch on a model that never batches requests.",
+    effective=True,
 )
-def ragged_batch_without_batching(context: ModelContext) -> Iterator[Finding]:
+def ragged_batch_without_batching(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`allow_ragged_batch` lets the dynamic batcher combine requests whose shapes
     differ. With max_batch_size 0, or without dynamic_batching or sequence_batching,
     Triton never combines requests, and on an ensemble's inputs the flag is ignored
@@ -125,8 +124,7 @@ def ragged_batch_without_batching(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] allow_ragged_batch: true } ]
         dynamic_batching { }
     """
-    config = context.effective
-    if config is None or may_complete_batching(context, config):
+    if may_complete_batching(context, config):
         return
     if not backend_of(config):
         why = "Triton ignores it on an ensemble's inputs; set it on the composing model's input"

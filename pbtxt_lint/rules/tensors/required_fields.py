@@ -63,8 +63,9 @@ def _missing_field(
     ERROR,
     "An input or output without a name.",
     triton="model input must specify 'name' for <model>",
+    effective=True,
 )
-def tensor_name_missing(context: ModelContext) -> Iterator[Finding]:
+def tensor_name_missing(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Every input and output needs the tensor name the model uses; Triton refuses the
     model otherwise (backends match config tensors to the model by name).
 
@@ -73,9 +74,6 @@ def tensor_name_missing(context: ModelContext) -> Iterator[Finding]:
     Good:
         input [ { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for tensor in tensors(config):
         if not tensor.io.name:
             yield Finding(

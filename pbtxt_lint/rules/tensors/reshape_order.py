@@ -13,7 +13,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Stage, config_dims, rule
+from pbtxt_lint.rules.api import (
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    config_dims,
+    rule,
+)
 from pbtxt_lint.rules.tensors.common import tensors
 from pbtxt_lint.rules.tensors.dims import reshape_problem
 
@@ -47,8 +55,9 @@ def _channel_move(dims: Sequence[int], shape: Sequence[int]) -> tuple[str, str] 
     "A reshape that lists the same sizes as dims in another order: it does not transpose, "
     "so the model reads scrambled data.",
     stage=Stage.NEVER,
+    effective=True,
 )
-def reshape_reorders_dims(context: ModelContext) -> Iterator[Finding]:
+def reshape_reorders_dims(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`reshape` reinterprets the tensor's bytes in another shape without moving any
     value, which is right for adding or removing axes of size 1 or regrouping axes in
     order (`[4, 6]` -> `[24]`). Reordering the same sizes (`[224,224,3]` ->
@@ -62,9 +71,6 @@ def reshape_reorders_dims(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "input" data_type: TYPE_FP32 dims: [ 3, 224, 224 ] } ]
         (and transpose the image to CHW in the client or the preprocessing step)
     """
-    config = context.effective
-    if config is None:
-        return
     for tensor in tensors(config):
         io = tensor.io
         if not io.HasField("reshape"):

@@ -79,8 +79,9 @@ def _duplicate_consequence(config: ModelConfig, tensor: Tensor) -> tuple[str, Se
     triton="input '<name>'  has already appeared as an input or output for <instance> / "
     "expected <n> inputs but got <k> inputs for model '<model>'",
     stage=Stage.LOAD,
+    effective=True,
 )
-def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
+def duplicate_tensor_name(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton's core does not check tensor names for uniqueness at load: it keeps the
     first declaration and ignores the rest, but still counts every non-optional input
     as required, so with a duplicated required input no request can ever be complete
@@ -97,9 +98,6 @@ def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] },
                 { name: "x_ids" data_type: TYPE_INT32 dims: [ 4 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     input_names = {i.name for i in config.input}
     seen: dict[str, set[str]] = {"input": set(), "output": set()}
     for tensor in tensors(config):
@@ -134,8 +132,9 @@ def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
     "A model that declares no inputs or no outputs (and no backend completes them).",
     triton="model configuration must contain at least one input, none were specified.",
     stage=Stage.LOAD,
+    effective=True,
 )
-def no_inputs_or_outputs(context: ModelContext) -> Iterator[Finding]:
+def no_inputs_or_outputs(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton's core accepts a config without inputs or outputs; the backend decides.
     PyTorch (TorchScript) refuses it when the model loads. In auto-complete mode ONNX
     Runtime, TensorRT, OpenVINO, TensorFlow and DALI fill the missing list from the
@@ -152,9 +151,6 @@ def no_inputs_or_outputs(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "INPUT__0" data_type: TYPE_FP32 dims: [ 4 ] } ]
         output [ { name: "OUTPUT__0" data_type: TYPE_FP32 dims: [ 4 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     backend = backend_of(config)
     if not backend or fills_empty_lists(context, config):
         return
