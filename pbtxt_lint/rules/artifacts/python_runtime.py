@@ -28,6 +28,7 @@ from pbtxt_lint.rules.api import (
     Key,
     ModelContext,
     is_inside,
+    model_label,
 )
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ def python_label(minor: tuple[int, int] | int | None) -> str:
 
 
 def env_where(context: ModelContext) -> str:
-    return f"{ENV_KEY} of Python model '{context.model.name}'"
+    return f"{ENV_KEY} of Python {model_label(context)}"
 
 
 def target_server(context: ModelContext) -> tuple[int, int]:

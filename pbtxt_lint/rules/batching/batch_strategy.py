@@ -21,6 +21,7 @@ from pbtxt_lint.rules.api import (
     ModelContext,
     Stage,
     is_inside,
+    model_label,
     rule,
 )
 
@@ -52,7 +53,7 @@ def batch_strategy_with_sequence_batching(
         return
     if BATCH_STRATEGY_PATH in config.parameters:
         yield Finding(
-            f"model '{context.model.name}' uses sequence_batching and sets the "
+            f"{model_label(context)} uses sequence_batching and sets the "
             f"{BATCH_STRATEGY_PATH} parameter; Triton fails to load it, although its message "
             "says it is 'using default batching strategy'",
             at=("parameters", Key(BATCH_STRATEGY_PATH)),
@@ -103,7 +104,8 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
     at: FieldPath = ("parameters", Key(BATCH_STRATEGY_PATH), "value", "string_value")
     if not value:
         yield Finding(
-            f"{BATCH_STRATEGY_PATH} of model '{name}' is empty; Triton fails to load the model "
+            f"{BATCH_STRATEGY_PATH} of {model_label(name)} is empty; Triton fails to load "
+            "the model "
             "with 'Batching library path not found'",
             at=at,
             hint=f"give the absolute path of the library inside the model folder, or remove "
@@ -112,7 +114,8 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
         return
     if not value.startswith("/"):
         yield Finding(
-            f"{BATCH_STRATEGY_PATH} '{value}' of model '{name}' is relative: Triton resolves it "
+            f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} is relative: Triton "
+            "resolves it "
             "against the server's working directory, not the model folder, so whether the "
             "library is found depends on where tritonserver is started",
             at=at,
@@ -124,7 +127,7 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
     candidates = _strategy_candidates(name, value)
     if candidates is None:
         yield Finding(
-            f"{BATCH_STRATEGY_PATH} '{value}' of model '{name}' is outside the model folder; "
+            f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} is outside the model folder; "
             "current Triton releases refuse a batching library that escapes the model "
             "repository and fail to load the model",
             at=at,
@@ -141,7 +144,8 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
         return
     if not inside:
         yield Finding(
-            f"{BATCH_STRATEGY_PATH} '{value}' of model '{name}' leads outside the model folder "
+            f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} leads outside the "
+            "model folder "
             "(through '..' or a symlink); current Triton releases refuse a batching "
             "library that escapes the model repository and fail to load the model",
             at=at,
@@ -150,7 +154,7 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
         return
     shown = inside[0].relative_to(context.model.repository)
     yield Finding(
-        f"{BATCH_STRATEGY_PATH} '{value}' of model '{name}' does not exist ('{shown}' is "
+        f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} does not exist ('{shown}' is "
         "missing from the repository); Triton fails to load the model with 'Batching "
         "library path not found'",
         at=at,

@@ -20,6 +20,7 @@ from pbtxt_lint.rules.api import (
     Scope,
     Stage,
     is_inside,
+    model_label,
     rule,
     type_name,
 )
@@ -69,7 +70,7 @@ def initial_state_incomplete(context: ModelContext, config: ModelConfig) -> Iter
         count = len(state.initial_state)
         if count > 1:
             yield Finding(
-                f"state '{state.input_name}' of model '{name}' has {count} initial_state "
+                f"state '{state.input_name}' of {model_label(name)} has {count} initial_state "
                 "entries; Triton accepts at most one and fails to load the model",
                 at=path + ("initial_state", 1),
                 hint="keep a single initial_state",
@@ -77,14 +78,14 @@ def initial_state_incomplete(context: ModelContext, config: ModelConfig) -> Iter
     for path, state, initial in _initial_states(config):
         if not initial.name:
             yield Finding(
-                f"initial_state of state '{state.input_name}' (model '{name}') has no "
+                f"initial_state of state '{state.input_name}' ({model_label(name)}) has no "
                 "name; Triton fails to load the model",
                 at=path + ("name",),
                 hint='add a name, e.g. name: "initial"',
             )
         if initial.WhichOneof("state_data") is None:
             yield Finding(
-                f"initial_state of state '{state.input_name}' (model '{name}') sets "
+                f"initial_state of state '{state.input_name}' ({model_label(name)}) sets "
                 "neither zero_data nor data_file; Triton fails to load the model",
                 at=path,
                 hint='add zero_data: true, or data_file: "<file in initial_state/>"',
@@ -121,7 +122,7 @@ def initial_state_mismatch(context: ModelContext, config: ModelConfig) -> Iterat
     """
     name = context.model.name
     for path, state, initial in _initial_states(config):
-        subject = f"initial_state of state '{state.input_name}' (model '{name}')"
+        subject = f"initial_state of state '{state.input_name}' ({model_label(name)})"
         if initial.data_type != state.data_type:
             yield Finding(
                 f"{subject} has data_type {type_name(initial.data_type)} but the state is "
@@ -197,7 +198,7 @@ def initial_state_data_file(context: ModelContext, config: ModelConfig) -> Itera
         shown = data_file.relative_to(context.model.repository)
         subject = (
             f"initial_state data_file '{initial.data_file}' of state '{state.input_name}' "
-            f"(model '{context.model.name}')"
+            f"({model_label(context)})"
         )
         try:
             info = data_file.stat()

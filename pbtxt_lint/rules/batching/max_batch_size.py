@@ -20,6 +20,7 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     is_ensemble,
+    model_label,
     read_text_file,
     rule,
     written,
@@ -104,7 +105,7 @@ def max_batch_size_negative(context: ModelContext, config: ModelConfig) -> Itera
     if config.max_batch_size >= 0:
         return
     yield Finding(
-        f"max_batch_size {config.max_batch_size} of model '{context.model.name}' is "
+        f"max_batch_size {config.max_batch_size} of {model_label(context)} is "
         "negative; Triton refuses the model",
         at=("max_batch_size",),
         hint="use 0 to disable batching, or the largest batch the model accepts",
@@ -140,7 +141,7 @@ def batching_without_scheduler(context: ModelContext, config: ModelConfig) -> It
         return
     caveat = _python_caveat(context, "set_dynamic_batching")
     yield Finding(
-        f"model '{context.model.name}' has max_batch_size {config.max_batch_size} but no "
+        f"{model_label(context)} has max_batch_size {config.max_batch_size} but no "
         f"dynamic_batching or sequence_batching{caveat}; Triton's default scheduler never "
         "batches requests together",
         at=("max_batch_size",),
@@ -180,7 +181,7 @@ def dynamic_batching_without_max_batch_size(
         return
     caveat = _python_caveat(context, "set_max_batch_size")
     yield Finding(
-        f"model '{context.model.name}' enables dynamic_batching but max_batch_size is 0"
+        f"{model_label(context)} enables dynamic_batching but max_batch_size is 0"
         f"{caveat}; the model takes no batch dimension and requests are never batched",
         at=DYN,
         hint="set max_batch_size to the largest batch the model accepts (dims then exclude "

@@ -18,6 +18,7 @@ from pbtxt_lint.rules.api import (
     Finding,
     ModelConfig,
     ModelContext,
+    model_label,
     rule,
     written,
 )
@@ -60,7 +61,7 @@ def preferred_batch_size_not_positive(
     for path, what, index, size in _preferred_sizes(config):
         if size <= 0:
             yield Finding(
-                f"{what} {size} of model '{context.model.name}' is not a positive batch "
+                f"{what} {size} of {model_label(context)} is not a positive batch "
                 "size; Triton refuses the model",
                 at=path + (index,),
                 hint="remove it; preferred sizes are batch sizes from 1 to max_batch_size",
@@ -95,7 +96,7 @@ def preferred_batch_size_too_large(context: ModelContext, config: ModelConfig) -
             continue
         limit = f"max_batch_size {mbs}" + (" (batching disabled)" if mbs == 0 else "")
         yield Finding(
-            f"{what} {size} of model '{context.model.name}' is larger than {limit}; "
+            f"{what} {size} of {model_label(context)} is larger than {limit}; "
             "Triton refuses the model",
             at=path + (index,),
             hint=f"set max_batch_size to at least {size}, or remove {size} from the list",
@@ -150,13 +151,14 @@ def preferred_batch_size_ineffective(context: ModelContext) -> Iterator[Finding]
         for size in repeated:
             index = [i for i, s in enumerate(sizes) if s == size][1]
             yield Finding(
-                f"{what} of model '{name}' lists {size} more than once; the repeat has no effect",
+                f"{what} of {model_label(name)} lists {size} more than once; the repeat has "
+                "no effect",
                 at=path + (index,),
                 hint=f"list {size} once",
             )
         if sizes and delay == 0:
             yield Finding(
-                f"{what} of model '{name}' is set but max_queue_delay_microseconds is 0, so "
+                f"{what} of {model_label(name)} is set but max_queue_delay_microseconds is 0, so "
                 "the batcher never waits to form a preferred batch size",
                 at=path,
                 hint="set max_queue_delay_microseconds (e.g. 100) in the same block, or "

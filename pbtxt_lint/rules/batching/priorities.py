@@ -17,6 +17,7 @@ from pbtxt_lint.rules.api import (
     Key,
     ModelConfig,
     ModelContext,
+    model_label,
     rule,
 )
 from pbtxt_lint.rules.batching.common import DYN
@@ -53,7 +54,7 @@ def priority_level_out_of_range(context: ModelContext, config: ModelConfig) -> I
     if default == 0 or default > levels:
         value = "is not set (0)" if default == 0 else f"is {default}"
         yield Finding(
-            f"dynamic_batching.default_priority_level of model '{context.model.name}' "
+            f"dynamic_batching.default_priority_level of {model_label(context)} "
             f"{value}, outside [1, {levels}] for priority_levels {levels}; Triton refuses "
             "the model",
             at=DYN + ("default_priority_level",),
@@ -63,7 +64,7 @@ def priority_level_out_of_range(context: ModelContext, config: ModelConfig) -> I
         if key == 0 or key > levels:
             yield Finding(
                 f"dynamic_batching.priority_queue_policy has key {key}, outside [1, "
-                f"{levels}] for priority_levels {levels} of model '{context.model.name}'; "
+                f"{levels}] for priority_levels {levels} of {model_label(context)}; "
                 "Triton refuses the model",
                 at=DYN + ("priority_queue_policy", Key(key)),
                 hint=f"use a priority level from 1 to {levels} as the key",
@@ -123,7 +124,7 @@ def preserve_ordering_conflict(context: ModelContext, config: ModelConfig) -> It
     name = context.model.name
     if batching.priority_levels > 1:
         yield Finding(
-            f"model '{name}' sets dynamic_batching.preserve_ordering with priority_levels "
+            f"{model_label(name)} sets dynamic_batching.preserve_ordering with priority_levels "
             f"{batching.priority_levels}; Triton allows only one priority level with "
             "preserve_ordering and refuses the model",
             at=DYN + ("priority_levels",),
@@ -131,7 +132,7 @@ def preserve_ordering_conflict(context: ModelContext, config: ModelConfig) -> It
         )
     for path, what in _delay_policies(config):
         yield Finding(
-            f"dynamic_batching.{what} of model '{name}' delays timed-out requests "
+            f"dynamic_batching.{what} of {model_label(name)} delays timed-out requests "
             "(timeout_action: DELAY) while preserve_ordering is true; Triton refuses the "
             "model",
             at=path,
@@ -167,13 +168,13 @@ def priority_settings_ignored(context: ModelContext, config: ModelConfig) -> Ite
     if batching.default_priority_level:
         yield Finding(
             f"dynamic_batching.default_priority_level {batching.default_priority_level} of "
-            f"model '{name}' is ignored because priority_levels is not set",
+            f"{model_label(name)} is ignored because priority_levels is not set",
             at=DYN + ("default_priority_level",),
             hint="set priority_levels, or remove default_priority_level",
         )
     for key in sorted(batching.priority_queue_policy):
         yield Finding(
-            f"dynamic_batching.priority_queue_policy {key} of model '{name}' is ignored "
+            f"dynamic_batching.priority_queue_policy {key} of {model_label(name)} is ignored "
             "because priority_levels is not set",
             at=DYN + ("priority_queue_policy", Key(key)),
             hint="set priority_levels, or move the settings to default_queue_policy",

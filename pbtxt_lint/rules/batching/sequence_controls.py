@@ -17,6 +17,7 @@ from pbtxt_lint.rules.api import (
     Finding,
     ModelConfig,
     ModelContext,
+    model_label,
     rule,
     type_name,
     written,
@@ -90,7 +91,7 @@ def control_input_name(context: ModelContext, config: ModelConfig) -> Iterator[F
         path = SEQ + ("control_input", i)
         if not control_input.name:
             yield Finding(
-                f"sequence_batching.control_input {i} of model '{context.model.name}' has "
+                f"sequence_batching.control_input {i} of {model_label(context)} has "
                 "no name; Triton refuses the model",
                 at=path + ("name",),
                 hint="set name to the model input that receives the control values",
@@ -176,7 +177,7 @@ def boolean_control_values(context: ModelContext, config: ModelConfig) -> Iterat
         given = [field for field in FALSE_TRUE_LISTS if len(getattr(control, field))]
         if not given:
             yield Finding(
-                f"{kind} control of tensor '{tensor}' (model '{name}') has no "
+                f"{kind} control of tensor '{tensor}' ({model_label(name)}) has no "
                 "int32_false_true, fp32_false_true or bool_false_true; Triton refuses the "
                 "model",
                 at=path,
@@ -184,7 +185,7 @@ def boolean_control_values(context: ModelContext, config: ModelConfig) -> Iterat
             )
         elif len(given) > 1:
             yield Finding(
-                f"{kind} control of tensor '{tensor}' (model '{name}') sets both "
+                f"{kind} control of tensor '{tensor}' ({model_label(name)}) sets both "
                 f"{given[0]} and {given[1]}; Triton takes exactly one and refuses the model",
                 at=path + (given[1],),
                 hint="keep only the list whose type matches the tensor's data type",
@@ -229,7 +230,7 @@ def corrid_control(context: ModelContext, config: ModelConfig) -> Iterator[Findi
         for field in FALSE_TRUE_LISTS:
             if len(getattr(control, field)):
                 yield Finding(
-                    f"CONTROL_SEQUENCE_CORRID control of tensor '{tensor}' (model '{name}') "
+                    f"CONTROL_SEQUENCE_CORRID control of tensor '{tensor}' ({model_label(name)}) "
                     f"sets {field}; a correlation id takes no false/true values and Triton "
                     "refuses the model",
                     at=path + (field,),
@@ -242,7 +243,7 @@ def corrid_control(context: ModelContext, config: ModelConfig) -> Iterator[Findi
                 else f"has data_type {type_name(control.data_type)}"
             )
             yield Finding(
-                f"CONTROL_SEQUENCE_CORRID control of tensor '{tensor}' (model '{name}') "
+                f"CONTROL_SEQUENCE_CORRID control of tensor '{tensor}' ({model_label(name)}) "
                 f"{what}; Triton passes correlation ids only as TYPE_UINT64, TYPE_INT64, "
                 "TYPE_UINT32, TYPE_INT32 or TYPE_STRING and refuses the model",
                 at=path + ("data_type",),

@@ -15,6 +15,7 @@ from pbtxt_lint.rules.api import (
     Finding,
     ModelConfig,
     ModelContext,
+    model_label,
     rule,
     written,
 )
@@ -46,7 +47,7 @@ def sequence_batching_response_cache(
         return
     if config.response_cache.enable:
         yield Finding(
-            f"model '{context.model.name}' uses sequence_batching and enables "
+            f"{model_label(context)} uses sequence_batching and enables "
             "response_cache; Triton does not cache sequence models and refuses the model",
             at=("response_cache", "enable"),
             hint="remove response_cache (or set enable: false)",
@@ -108,7 +109,7 @@ def slot_utilization_delay_ignored(context: ModelContext, config: ModelConfig) -
         return
     yield Finding(
         f"sequence_batching.direct.max_queue_delay_microseconds "
-        f"{direct.max_queue_delay_microseconds} of model '{context.model.name}' never "
+        f"{direct.max_queue_delay_microseconds} of {model_label(context)} never "
         "applies: minimum_slot_utilization is 0.0, so the batcher never waits",
         at=SEQ + ("direct", "max_queue_delay_microseconds"),
         hint="set minimum_slot_utilization (e.g. 0.5) to the fraction of slots worth "

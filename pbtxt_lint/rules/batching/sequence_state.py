@@ -20,6 +20,7 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     Stage,
+    model_label,
     rule,
 )
 from pbtxt_lint.rules.batching.common import states
@@ -54,14 +55,14 @@ def duplicate_state(context: ModelContext, config: ModelConfig) -> Iterator[Find
     for path, state in states(config):
         if state.initial_state and state.input_name in initialised:
             yield Finding(
-                f"state input_name '{state.input_name}' of model '{name}' is given twice, "
+                f"state input_name '{state.input_name}' of {model_label(name)} is given twice, "
                 "both with an initial_state; Triton fails to load the model",
                 at=path + ("input_name",),
                 hint="give each state its own input_name, or remove the duplicate",
             )
         elif state.input_name in inputs:
             yield Finding(
-                f"state input_name '{state.input_name}' of model '{name}' is given twice; "
+                f"state input_name '{state.input_name}' of {model_label(name)} is given twice; "
                 "Triton keeps one of the two states and ignores the other",
                 at=path + ("input_name",),
                 hint="give each state its own input_name, or remove the duplicate",
@@ -69,7 +70,7 @@ def duplicate_state(context: ModelContext, config: ModelConfig) -> Iterator[Find
             )
         elif state.output_name in outputs:
             yield Finding(
-                f"state output_name '{state.output_name}' of model '{name}' is given "
+                f"state output_name '{state.output_name}' of {model_label(name)} is given "
                 "twice; Triton keeps the first state and ignores this one",
                 at=path + ("output_name",),
                 hint="give each state its own output_name, or remove the duplicate",
@@ -93,12 +94,16 @@ def _non_gpu_instances(
     name = context.model.name
     if not config.instance_group:
         if config.backend == "openvino":
-            yield f"model '{name}' runs on the CPU (OpenVINO's default instance group)", None, True
+            yield (
+                f"{model_label(name)} runs on the CPU (OpenVINO's default instance group)",
+                None,
+                True,
+            )
         elif gpus == 0:
-            yield f"model '{name}' has no instance_group and the host has no GPU", None, True
+            yield f"{model_label(name)} has no instance_group and the host has no GPU", None, True
         elif gpus is None:
             yield (
-                f"model '{name}' has no instance_group, so it runs on the CPU on a host "
+                f"{model_label(name)} has no instance_group, so it runs on the CPU on a host "
                 "without GPUs",
                 None,
                 False,
@@ -108,14 +113,18 @@ def _non_gpu_instances(
         at: FieldPath = ("instance_group", i, "kind")
         if group.kind in (ModelInstanceGroup.KIND_CPU, ModelInstanceGroup.KIND_MODEL):
             label = ModelInstanceGroup.Kind.Name(group.kind)
-            yield f"instance_group {i} of model '{name}' is {label}", at, True
+            yield f"instance_group {i} of {model_label(name)} is {label}", at, True
         elif group.kind == ModelInstanceGroup.KIND_AUTO:
             absent = gpus is not None and any(g < 0 or g >= gpus for g in group.gpus)
             if gpus == 0 or absent:
-                yield f"instance_group {i} of model '{name}' (KIND_AUTO) runs on the CPU", at, True
+                yield (
+                    f"instance_group {i} of {model_label(name)} (KIND_AUTO) runs on the CPU",
+                    at,
+                    True,
+                )
             elif gpus is None:
                 yield (
-                    f"instance_group {i} of model '{name}' (KIND_AUTO) runs on the CPU on a "
+                    f"instance_group {i} of {model_label(name)} (KIND_AUTO) runs on the CPU on a "
                     "host without GPUs",
                     at,
                     False,
@@ -160,7 +169,7 @@ def growable_memory(context: ModelContext, config: ModelConfig) -> Iterator[Find
     for path, state in growable:
         if not state.use_same_buffer_for_input_output:
             yield Finding(
-                f"state '{state.input_name}' of model '{context.model.name}' sets "
+                f"state '{state.input_name}' of {model_label(context)} sets "
                 f"use_growable_memory without use_same_buffer_for_input_output; {_NO_STATE}",
                 at=path + ("use_growable_memory",),
                 hint="add use_same_buffer_for_input_output: true",

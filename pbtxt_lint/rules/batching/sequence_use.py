@@ -23,6 +23,7 @@ from pbtxt_lint.rules.api import (
     Stage,
     backend_of,
     is_ensemble,
+    model_label,
     rule,
 )
 from pbtxt_lint.rules.batching.common import SEQ
@@ -132,9 +133,9 @@ def sequence_batching_unused(context: ModelContext) -> Iterator[Finding]:
         else f"the {backend} model sees only the tensors the config declares"
     )
     yield Finding(
-        f"model '{name}' uses sequence_batching but declares no control_input and no state, "
+        f"{model_label(name)} uses sequence_batching but declares no control_input and no state, "
         f"and {what}, so nothing follows the sequences; every request without a sequence ID "
-        f"fails with \"inference request to model '{name}' must specify a non-zero or "
+        f'fails with "inference request to {model_label(name)} must specify a non-zero or '
         'non-empty correlation ID"',
         at=SEQ,
         hint="replace sequence_batching with dynamic_batching { } (or remove it), unless the "

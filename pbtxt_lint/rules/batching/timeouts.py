@@ -29,6 +29,7 @@ from pbtxt_lint.rules.api import (
     Key,
     ModelConfig,
     ModelContext,
+    model_label,
     rule,
     written,
 )
@@ -100,7 +101,7 @@ def sequence_idle_timeout_short(context: ModelContext, config: ModelConfig) -> I
         return
     name = context.model.name
     yield Finding(
-        f"sequence_batching.max_sequence_idle_microseconds {idle} of model '{name}' is "
+        f"sequence_batching.max_sequence_idle_microseconds {idle} of {model_label(name)} is "
         f"{duration(idle)}: Triton frees a sequence {duration(idle)} after its last request "
         "arrived, so the next request of any client that waits for an answer, or streams "
         f'chunks further apart, fails with "inference request for sequence <id> to model '
@@ -138,7 +139,7 @@ def sequence_idle_default(context: ModelContext) -> Iterator[Finding]:
         return
     name = context.model.name
     yield Finding(
-        f"model '{name}' uses sequence batching without max_sequence_idle_microseconds, so "
+        f"{model_label(name)} uses sequence batching without max_sequence_idle_microseconds, so "
         f"Triton frees a sequence {duration(DEFAULT_IDLE_US)} after its last request: a "
         f'client that pauses longer gets "inference request for sequence <id> to model '
         f"'{name}' {START_FLAG}\"",
@@ -209,7 +210,7 @@ def queue_timeout_rejects(context: ModelContext, config: ModelConfig) -> Iterato
         meant = _meant(timeout, SHORTEST_REJECT_US)
         if delay > timeout and waits > 1:
             yield Finding(
-                f"dynamic_batching.{what} of model '{name}' rejects requests queued longer "
+                f"dynamic_batching.{what} of {model_label(name)} rejects requests queued longer "
                 f"than {duration(timeout)}, but the batcher holds a request up to "
                 f"max_queue_delay_microseconds {delay} ({duration(delay)}) waiting for a batch "
                 f"of {waits}: a request that arrives with fewer than {waits} queued {rejected}",
@@ -219,7 +220,7 @@ def queue_timeout_rejects(context: ModelContext, config: ModelConfig) -> Iterato
             )
         elif timeout < SHORTEST_REJECT_US:
             yield Finding(
-                f"dynamic_batching.{what} of model '{name}' rejects requests queued longer "
+                f"dynamic_batching.{what} of {model_label(name)} rejects requests queued longer "
                 f"than {duration(timeout)}: a request that arrives while the model runs "
                 f"another batch waits longer than that and {rejected}{meant}",
                 at=path + ("default_timeout_microseconds",),

@@ -17,6 +17,7 @@ from pbtxt_lint.rules.api import (
     ModelContext,
     Scope,
     is_ensemble,
+    model_label,
     rule,
 )
 from pbtxt_lint.rules.ensembles.common import ensemble_finding, ensemble_graph
@@ -65,7 +66,7 @@ def scheduling_on_non_ensemble(context: ModelContext) -> Iterator[Finding]:
     )
     yield ensemble_finding(
         context,
-        f"model '{context.model.name}' has ensemble_scheduling but {what}; Triton accepts "
+        f"{model_label(context)} has ensemble_scheduling but {what}; Triton accepts "
         'ensemble scheduling only with platform: "ensemble"',
         ("backend",) if written.backend and not written.platform else ("platform",),
         'declare the ensemble with platform: "ensemble" and no backend',

@@ -21,6 +21,7 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     Stage,
+    model_label,
     rule,
     suggest,
 )
@@ -51,7 +52,7 @@ def decoupled_response_cache(context: ModelContext, config: ModelConfig) -> Iter
     """
     if config.model_transaction_policy.decoupled and config.response_cache.enable:
         yield Finding(
-            f"model '{context.model.name}' is decoupled and enables the response cache; "
+            f"{model_label(context)} is decoupled and enables the response cache; "
             "Triton's response cache does not support decoupled models and refuses the model",
             at=("response_cache", "enable"),
             hint="delete response_cache (or make the model non-decoupled)",
@@ -85,7 +86,7 @@ def metric_control_incomplete(context: ModelContext, config: ModelConfig) -> Ite
     """
     for index, control in enumerate(config.model_metrics.metric_control):
         at: FieldPath = ("model_metrics", "metric_control", index)
-        where = f"metric_control {index} of model '{context.model.name}'"
+        where = f"metric_control {index} of {model_label(context)}"
         if not control.HasField("metric_identifier"):
             yield Finding(
                 f"{where} has no metric_identifier; Triton refuses it",
@@ -134,7 +135,7 @@ def metric_family_not_customizable(context: ModelContext, config: ModelConfig) -
         if family and family != CUSTOMIZABLE_METRIC_FAMILY:
             guess = suggest(family, (CUSTOMIZABLE_METRIC_FAMILY,), cutoff=0.8)
             yield Finding(
-                f"metric family '{family}' of model '{context.model.name}' cannot be "
+                f"metric family '{family}' of {model_label(context)} cannot be "
                 f"customized; Triton ignores this metric_control (only "
                 f"'{CUSTOMIZABLE_METRIC_FAMILY}' can)",
                 at=("model_metrics", "metric_control", index, "metric_identifier", "family"),
@@ -169,7 +170,7 @@ def metric_tag_invalid(context: ModelContext, config: ModelConfig) -> Iterator[F
             continue
         fixed = re.sub(r"[^a-zA-Z0-9_]", "_", key).lstrip("_") or "tag"
         yield Finding(
-            f"metric tag '{key}' of model '{context.model.name}' becomes the Prometheus label "
+            f"metric tag '{key}' of {model_label(context)} becomes the Prometheus label "
             f"'{label}', which is not a valid label name; tritonserver aborts while loading "
             "the model",
             at=("metric_tags", Key(key)),
@@ -198,7 +199,7 @@ def response_cache_server_flag(context: ModelContext, config: ModelConfig) -> It
     if config.model_transaction_policy.decoupled or config.HasField("sequence_batching"):
         return  # refused outright: PL701 and the sequence-batching rule say so
     yield Finding(
-        f"model '{context.model.name}' enables the response cache, which caches nothing "
+        f"{model_label(context)} enables the response cache, which caches nothing "
         "unless tritonserver runs with --cache-config",
         at=("response_cache", "enable"),
         hint="start tritonserver with --cache-config local,size=<bytes>",
@@ -228,7 +229,7 @@ def decoupled_single_response(context: ModelContext, config: ModelConfig) -> Ite
     entry = BACKENDS.get(config.backend)
     if entry is not None and entry.single_response:
         yield Finding(
-            f"model '{context.model.name}' is decoupled, but the {config.backend} backend sends "
+            f"{model_label(context)} is decoupled, but the {config.backend} backend sends "
             "exactly one response per request; decoupled only forces clients onto streaming "
             "gRPC",
             at=("model_transaction_policy", "decoupled"),

@@ -20,6 +20,7 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     is_ensemble,
+    model_label,
     rule,
     suggest,
 )
@@ -83,7 +84,7 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
             continue
         readers = " and ".join(_readers(at))
         yield Finding(
-            f"model '{context.model.name}' sets {'.'.join(str(p) for p in at)}, which the "
+            f"{model_label(context)} sets {'.'.join(str(p) for p in at)}, which the "
             f"{backend} backend ignores (only read by {readers})",
             at=at,
             hint=f"delete {at[-1]}",
@@ -91,7 +92,7 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
     gpu_accelerators = config.optimization.execution_accelerators.gpu_execution_accelerator
     if backend == "onnxruntime" and gpu_accelerators and gpu_instances(context) is None:
         yield Finding(
-            f"model '{context.model.name}' sets gpu_execution_accelerator, but all its instances "
+            f"{model_label(context)} sets gpu_execution_accelerator, but all its instances "
             "run on the CPU, where ONNX Runtime ignores GPU accelerators",
             at=("optimization", "execution_accelerators", "gpu_execution_accelerator", 0),
             hint="use kind: KIND_GPU instances, or delete gpu_execution_accelerator",
@@ -131,7 +132,7 @@ def unknown_backend_parameter(context: ModelContext, config: ModelConfig) -> Ite
         if python and guess is None:
             continue  # a key for the model's own code
         yield Finding(
-            f"parameter '{key}' of model '{context.model.name}' is not read by the "
+            f"parameter '{key}' of {model_label(context)} is not read by the "
             f"{config.backend} backend" + (f"; did you mean '{guess}'?" if guess else ""),
             at=("parameters", Key(key)),
             hint=f"rename it to '{guess}'" if guess else f"the backend reads: {listing}",

@@ -27,6 +27,7 @@ from pbtxt_lint.rules.api import (
     ModelContext,
     Scope,
     config_dims,
+    model_label,
     rule,
     shorten,
 )
@@ -181,7 +182,7 @@ def label_count_mismatch(context: ModelContext) -> Iterator[Finding]:
                 "missing in the middle every later label is shifted"
             )
         yield Finding(
-            f"{where} of model '{context.model.name}': {detail}; classification requests get "
+            f"{where} of {model_label(context)}: {detail}; classification requests get "
             "wrong labels without any error",
             at=("output", labels.index, "label_filename"),
             hint=f"keep exactly one label per class, in class order ({classes} lines, no header)",
@@ -225,7 +226,7 @@ def labels_on_detection_output(context: ModelContext) -> Iterator[Finding]:
             f"{labels.count} class scores"
         )
         yield Finding(
-            f"output '{output.name}' of model '{context.model.name}' has dims "
+            f"output '{output.name}' of {model_label(context)} has dims "
             f"{config_dims(output.dims)} and {labels.name} has {labels.count} labels: {row}, so "
             f"it is a detection output, yet classification ranks all its {extent} as classes: "
             f"answers are positions in the flattened tensor, box values included, and only "

@@ -21,6 +21,7 @@ from pbtxt_lint.rules.api import (
     Scope,
     Stage,
     is_inside,
+    model_label,
     rule,
     type_name,
 )
@@ -141,7 +142,7 @@ def label_file_duplicate_output(context: ModelContext, config: ModelConfig) -> I
             continue
         if output.name in seen:
             yield Finding(
-                f"output '{output.name}' of model '{context.model.name}' is declared again with "
+                f"output '{output.name}' of {model_label(context)} is declared again with "
                 "a label_filename; Triton allows one label file per output name",
                 at=("output", index, "label_filename"),
                 hint="delete the duplicate output",
@@ -185,7 +186,7 @@ def label_file_not_classification(context: ModelContext, config: ModelConfig) ->
         if len(wide) <= 1 and output.data_type != DataType.TYPE_STRING:
             continue
         yield Finding(
-            f"output '{output.name}' of model '{context.model.name}' has label_filename but "
+            f"output '{output.name}' of {model_label(context)} has label_filename but "
             f"{type_name(output.data_type)} dims {dims} are not one score per class; Triton "
             "uses labels only for classification requests",
             at=("output", index, "label_filename"),

@@ -22,6 +22,7 @@ from pbtxt_lint.rules.api import (
     Severity,
     Stage,
     leading_int,
+    model_label,
     parameter,
     rule,
 )
@@ -58,7 +59,7 @@ def onnxruntime_parameter_invalid(context: ModelContext, config: ModelConfig) ->
     """
     if config.backend != "onnxruntime":
         return
-    where = f"of ONNX Runtime model '{context.model.name}'"
+    where = f"of ONNX Runtime {model_label(context)}"
     checks = {**dict.fromkeys(ORT_INT, int_problem), **dict.fromkeys(ORT_BOOL, bool_problem)}
     for key, at, why, hint in parser_problems(config, checks):
         yield Finding(f"parameter {key} {where}: {why}", at=at, hint=hint)

@@ -19,6 +19,7 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     Stage,
+    model_label,
     parse_bool,
     rule,
 )
@@ -47,7 +48,7 @@ def openvino_boolean_parameter(context: ModelContext, config: ModelConfig) -> It
     for key, value, at in params(config):
         if key in OPENVINO_BOOL and value.lower() != "yes" and parse_bool(value) is True:
             yield Finding(
-                f"parameter {key} of OpenVINO model '{context.model.name}' is '{value}', which "
+                f"parameter {key} of OpenVINO {model_label(context)} is '{value}', which "
                 "the OpenVINO backend reads as off (only 'yes' turns it on)",
                 at=at,
                 hint='write string_value: "yes"',
@@ -101,7 +102,7 @@ def openvino_parameter_invalid(context: ModelContext, config: ModelConfig) -> It
         if problem:
             expected, example = problem
             yield Finding(
-                f"parameter {key} of OpenVINO model '{context.model.name}' is '{value}'; the "
+                f"parameter {key} of OpenVINO {model_label(context)} is '{value}'; the "
                 f"OpenVINO backend expects {expected}",
                 at=at,
                 hint=f'write string_value: "{example}"',

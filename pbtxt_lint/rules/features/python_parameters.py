@@ -27,6 +27,7 @@ from pbtxt_lint.rules.api import (
     Scope,
     Stage,
     is_inside,
+    model_label,
     parameter,
     rule,
 )
@@ -57,7 +58,7 @@ def python_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iter
     value = parameter(config, PYTHON_FORCE_CPU)
     if value is not None and value not in ("yes", "no"):
         yield Finding(
-            f"parameter {PYTHON_FORCE_CPU} of Python model '{context.model.name}' is '{value}'; "
+            f"parameter {PYTHON_FORCE_CPU} of Python {model_label(context)} is '{value}'; "
             "the Python backend accepts only 'yes' or 'no'",
             at=("parameters", Key(PYTHON_FORCE_CPU), "value", "string_value"),
             hint='write string_value: "yes" or "no" (lower case)',
@@ -92,7 +93,7 @@ def python_execution_env_missing(context: ModelContext, config: ModelConfig) -> 
     if not value:
         return
     at: FieldPath = ("parameters", Key(PYTHON_ENV), "value", "string_value")
-    where = f"{PYTHON_ENV} of Python model '{context.model.name}'"
+    where = f"{PYTHON_ENV} of Python {model_label(context)}"
     if value.startswith(KEYWORD):
         rest = value.removeprefix(KEYWORD).lstrip("/")
         path = Path(posixpath.normpath((context.model.path / rest).as_posix()))
@@ -146,7 +147,7 @@ def python_env_path_model_directory(
     if not value:
         return
     at: FieldPath = ("parameters", Key(PYTHON_ENV), "value", "string_value")
-    where = f"{PYTHON_ENV} of Python model '{context.model.name}'"
+    where = f"{PYTHON_ENV} of Python {model_label(context)}"
     keyword_at = value.find(KEYWORD)
     if keyword_at < 0 and not value.startswith("/"):
         yield Finding(

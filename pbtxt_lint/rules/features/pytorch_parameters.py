@@ -16,6 +16,7 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     Stage,
+    model_label,
     rule,
 )
 from pbtxt_lint.rules.features.common import bool_problem, int_problem, parser_problems
@@ -48,6 +49,4 @@ def pytorch_parameter_invalid(context: ModelContext, config: ModelConfig) -> Ite
         **dict.fromkeys(PYTORCH_INT, int_problem),
     }
     for key, at, why, hint in parser_problems(config, checks):
-        yield Finding(
-            f"parameter {key} of PyTorch model '{context.model.name}': {why}", at=at, hint=hint
-        )
+        yield Finding(f"parameter {key} of PyTorch {model_label(context)}: {why}", at=at, hint=hint)

@@ -17,6 +17,7 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     Stage,
+    model_label,
     rule,
     suggest,
 )
@@ -53,7 +54,7 @@ def repository_agent_not_shipped(context: ModelContext, config: ModelConfig) -> 
         guess = suggest(agent.name, SHIPPED_REPO_AGENTS, cutoff=0.7)
         if guess is not None:
             yield Finding(
-                f"repository agent '{agent.name}' of model '{context.model.name}' does not "
+                f"repository agent '{agent.name}' of {model_label(context)} does not "
                 f"ship with Triton and looks like a misspelling of '{guess}'; unless "
                 f"libtritonrepoagent_{agent.name}.so is installed in the repoagents folder, the "
                 "model fails to load",
@@ -62,7 +63,7 @@ def repository_agent_not_shipped(context: ModelContext, config: ModelConfig) -> 
             )
             continue
         yield Finding(
-            f"repository agent '{agent.name}' of model '{context.model.name}' is a custom "
+            f"repository agent '{agent.name}' of {model_label(context)} is a custom "
             f"agent: the host must have libtritonrepoagent_{agent.name}.so in its repoagents "
             "folder (Triton images ship only checksum), or the model fails to load",
             at=at,
@@ -98,7 +99,7 @@ def repository_agent_empty(context: ModelContext, config: ModelConfig) -> Iterat
     agents = config.model_repository_agents.agents
     if not agents:
         yield Finding(
-            f"model '{context.model.name}' has an empty model_repository_agents block, which "
+            f"{model_label(context)} has an empty model_repository_agents block, which "
             "crashes tritonserver while it polls the repository",
             at=("model_repository_agents",),
             hint='delete the block, or list an agent: agents [ { name: "checksum" ... } ]',
@@ -106,7 +107,7 @@ def repository_agent_empty(context: ModelContext, config: ModelConfig) -> Iterat
     for index, agent in enumerate(agents):
         if not agent.name:
             yield Finding(
-                f"repository agent {index} of model '{context.model.name}' has no name; Triton "
+                f"repository agent {index} of {model_label(context)} has no name; Triton "
                 "looks for libtritonrepoagent_.so and refuses the model",
                 at=("model_repository_agents", "agents", index),
                 hint='name the agent, e.g. name: "checksum"',

@@ -18,6 +18,7 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     Stage,
+    model_label,
     parameter,
     parse_bool,
     rule,
@@ -52,7 +53,7 @@ def tensorrt_parameter_invalid(context: ModelContext, config: ModelConfig) -> It
     """
     if config.backend != "tensorrt":
         return
-    where = f"of TensorRT model '{context.model.name}'"
+    where = f"of TensorRT {model_label(context)}"
     checks = dict.fromkeys(("enable_multi_device", "multi_device_per_rank_engines"), bool_problem)
     for key, at, why, hint in parser_problems(config, checks):
         yield Finding(f"parameter {key} {where}: {why}", at=at, hint=hint)
@@ -70,7 +71,7 @@ def tensorrt_parameter_invalid(context: ModelContext, config: ModelConfig) -> It
     gpus = parameter(config, "multi_device_gpus")
     if gpus is None:
         yield Finding(
-            f"TensorRT model '{context.model.name}' enables multi-device but has no "
+            f"TensorRT {model_label(context)} enables multi-device but has no "
             'multi_device_gpus parameter ("model configuration is missing the parameter '
             'multi_device_gpus")',
             at=("parameters", Key("enable_multi_device")),

@@ -28,6 +28,7 @@ from pbtxt_lint.rules.api import (
     Stage,
     is_ensemble,
     is_inside,
+    model_label,
     rule,
     suggest,
     type_name,
@@ -105,7 +106,7 @@ def warmup_variable_dims(context: ModelContext) -> Iterator[Finding]:
         for name, value in sample.inputs.items():
             if -1 in value.dims:
                 yield Finding(
-                    f"warmup sample '{sample.name}' of model '{context.model.name}' gives input "
+                    f"warmup sample '{sample.name}' of {model_label(context)} gives input "
                     f"'{name}' dims {list(value.dims)}; warmup data needs a size for every "
                     "dimension",
                     at=_sample_at(index, name, "dims", list(value.dims).index(-1)),
@@ -135,7 +136,7 @@ def warmup_missing_data(context: ModelContext) -> Iterator[Finding]:
         for name, value in sample.inputs.items():
             if value.WhichOneof("input_data_type") is None:
                 yield Finding(
-                    f"warmup sample '{sample.name}' of model '{context.model.name}' gives input "
+                    f"warmup sample '{sample.name}' of {model_label(context)} gives input "
                     f"'{name}' no data: none of zero_data, random_data or input_data_file is set",
                     at=("model_warmup", index, "inputs", Key(name)),
                     hint="add zero_data: true (or random_data: true, or input_data_file)",
@@ -184,7 +185,7 @@ def warmup_data_file_missing(context: ModelContext) -> Iterator[Finding]:
                 else ""
             )
             yield Finding(
-                f"warmup sample '{sample.name}' of model '{context.model.name}' reads input "
+                f"warmup sample '{sample.name}' of {model_label(context)} reads input "
                 f"'{name}' from {context.model.name}/{WARMUP_FOLDER}/{filename}, which does not "
                 f"exist{found}",
                 at=_sample_at(index, name, "input_data_file"),
@@ -228,7 +229,7 @@ def warmup_data_file_too_small(context: ModelContext) -> Iterator[Finding]:
             actual = path.stat().st_size
             if actual < needed:
                 yield Finding(
-                    f"warmup sample '{sample.name}' of model '{context.model.name}' needs "
+                    f"warmup sample '{sample.name}' of {model_label(context)} needs "
                     f"{needed} bytes for input '{name}' ({type_name(value.data_type)} "
                     f"{list(value.dims)}) but {WARMUP_FOLDER}/{value.input_data_file} has "
                     f"{actual}",
@@ -259,7 +260,7 @@ def warmup_batch_size_zero(context: ModelContext, config: ModelConfig) -> Iterat
     for index, sample in enumerate(config.model_warmup):
         if sample.batch_size == 0:
             yield Finding(
-                f"warmup sample '{sample.name}' of model '{context.model.name}' has batch_size 0 "
+                f"warmup sample '{sample.name}' of {model_label(context)} has batch_size 0 "
                 "(the default), so Triton skips it",
                 at=("model_warmup", index, "batch_size"),
                 hint="set batch_size: 1 (the number of requests the sample sends)",
@@ -301,7 +302,7 @@ def warmup_request_invalid(context: ModelContext) -> Iterator[Finding]:
     entry = BACKENDS.get(config.backend)
     checks_batch = entry is not None and entry.checks_batch_size
     for index, sample in _samples(context):
-        where = f"warmup sample '{sample.name}' of model '{context.model.name}'"
+        where = f"warmup sample '{sample.name}' of {model_label(context)}"
         missing = [i.name for i in inputs if not i.optional and i.name not in sample.inputs]
         if missing:
             yield Finding(
@@ -375,7 +376,7 @@ def warmup_unknown_input(context: ModelContext) -> Iterator[Finding]:
                 continue
             guess = suggest(name, known)
             yield Finding(
-                f"warmup sample '{sample.name}' of model '{context.model.name}' gives input "
+                f"warmup sample '{sample.name}' of {model_label(context)} gives input "
                 f"'{name}', which is not an input of the model; Triton passes it on as an extra "
                 "tensor",
                 at=("model_warmup", index, "inputs", Key(name)),

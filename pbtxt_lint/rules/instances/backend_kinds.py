@@ -19,6 +19,7 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     Stage,
+    model_label,
     parameter,
     parse_bool,
     rule,
@@ -72,7 +73,7 @@ def tensorrt_kind_not_gpu(context: ModelContext, config: ModelConfig) -> Iterato
             why = "the TensorRT backend runs only on GPUs"
             hint = "set kind: KIND_GPU and deploy on a host with a GPU"
         yield Finding(
-            f"{group.label} of TensorRT model '{context.model.name}' {what}; {why}",
+            f"{group.label} of TensorRT {model_label(context)} {what}; {why}",
             at=group.at("kind") or ("backend",),
             hint=hint,
         )
@@ -105,7 +106,7 @@ def tensorrt_secondary_devices(context: ModelContext, config: ModelConfig) -> It
         devices = config.instance_group[group.index].secondary_devices
         if len(devices) > 1:
             yield Finding(
-                f"{group.label} of TensorRT model '{context.model.name}' lists "
+                f"{group.label} of TensorRT {model_label(context)} lists "
                 f"{len(devices)} secondary devices; each instance can use at most one DLA core",
                 at=group.at("secondary_devices", 1),
                 hint="keep one secondary device per group; add a group per DLA core",
@@ -151,7 +152,7 @@ def openvino_kind_not_cpu(context: ModelContext, config: ModelConfig) -> Iterato
         else:
             what = f"has kind {kind_name(group.written)};"
         yield Finding(
-            f"{group.label} of OpenVINO model '{context.model.name}' {what} the OpenVINO "
+            f"{group.label} of OpenVINO {model_label(context)} {what} the OpenVINO "
             "backend runs only on the CPU",
             at=group.at("kind") or group.at(),
             hint="set kind: KIND_CPU",

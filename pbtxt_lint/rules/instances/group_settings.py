@@ -20,6 +20,7 @@ from pbtxt_lint.rules.api import (
     Finding,
     ModelConfig,
     ModelContext,
+    model_label,
     rule,
     written,
 )
@@ -56,7 +57,7 @@ def instance_count_not_positive(context: ModelContext, config: ModelConfig) -> I
         else:
             default = "1" + (" per GPU" if group.kind == GPU else "")
         yield Finding(
-            f"{group.label} of model '{context.model.name}' has count {count}; Triton does "
+            f"{group.label} of {model_label(context)} has count {count}; Triton does "
             f"not disable the group but uses the default count ({default})",
             at=group.at("count"),
             hint="write the number of instances you want (at least 1), or delete the group",
@@ -88,7 +89,7 @@ def secondary_devices_ignored(context: ModelContext, config: ModelConfig) -> Ite
     for group in resolve_groups(context):
         if group.index is not None and config.instance_group[group.index].secondary_devices:
             yield Finding(
-                f"{group.label} of model '{context.model.name}' lists secondary_devices, which "
+                f"{group.label} of {model_label(context)} lists secondary_devices, which "
                 f"the {config.backend} backend ignores (only TensorRT uses DLA cores)",
                 at=group.at("secondary_devices", 0),
                 hint="delete secondary_devices",
@@ -115,7 +116,7 @@ def passive_instance_group(context: ModelContext, config: ModelConfig) -> Iterat
     for group in resolve_groups(context):
         if group.index is not None and config.instance_group[group.index].passive:
             yield Finding(
-                f"{group.label} of model '{context.model.name}' is passive: Triton loads its "
+                f"{group.label} of {model_label(context)} is passive: Triton loads its "
                 "instances but never schedules requests on them",
                 at=group.at("passive"),
                 hint="delete passive: true unless the backend manages these instances itself",
@@ -145,7 +146,7 @@ def host_policy_needs_server_flag(context: ModelContext, config: ModelConfig) ->
         policy = config.instance_group[group.index].host_policy
         if policy:
             yield Finding(
-                f"{group.label} of model '{context.model.name}' uses host_policy '{policy}', "
+                f"{group.label} of {model_label(context)} uses host_policy '{policy}', "
                 f"which is empty unless tritonserver runs with --host-policy={policy},...",
                 at=group.at("host_policy"),
                 hint=f"start tritonserver with --host-policy={policy},numa-node=<n> (or "
@@ -174,7 +175,7 @@ def rate_limiter_needs_server_flag(context: ModelContext, config: ModelConfig) -
     for group in resolve_groups(context):
         if group.index is not None and config.instance_group[group.index].HasField("rate_limiter"):
             yield Finding(
-                f"{group.label} of model '{context.model.name}' has a rate_limiter, which "
+                f"{group.label} of {model_label(context)} has a rate_limiter, which "
                 "Triton ignores unless started with --rate-limit=execution_count",
                 at=group.at("rate_limiter"),
                 hint="start tritonserver with --rate-limit=execution_count, or delete rate_limiter",

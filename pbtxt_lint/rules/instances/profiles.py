@@ -20,6 +20,7 @@ from pbtxt_lint.rules.api import (
     ModelContext,
     Stage,
     leading_int,
+    model_label,
     rule,
 )
 
@@ -52,7 +53,7 @@ def profile_not_tensorrt(context: ModelContext, config: ModelConfig) -> Iterator
             continue
         platform = f"platform '{config.platform}'" if config.platform else "no platform"
         yield Finding(
-            f"{group.label} of model '{context.model.name}' sets profile, but the model has "
+            f"{group.label} of {model_label(context)} sets profile, but the model has "
             f"{platform} (backend '{config.backend}'); Triton accepts profile only for "
             f"platform '{TENSORRT_PLATFORM}'",
             at=group.at("profile", 0),
@@ -93,7 +94,7 @@ def profile_invalid(context: ModelContext) -> Iterator[Finding]:
         instance_group [ { kind: KIND_GPU profile: [ "0" ] } ]
     """
     for group, position, text, value in _profiles(context):
-        where = f"{group.label} of model '{context.model.name}'"
+        where = f"{group.label} of {model_label(context)}"
         if not text:
             why = 'is empty; Triton refuses it ("profile name must not be empty")'
         elif value is None:
@@ -131,7 +132,7 @@ def profile_not_canonical(context: ModelContext) -> Iterator[Finding]:
         if value is None or value < 0 or value > INT32_MAX or str(value) == text:
             continue
         yield Finding(
-            f"profile \"{text}\" of {group.label} of model '{context.model.name}' is read by "
+            f'profile "{text}" of {group.label} of {model_label(context)} is read by '
             f"Triton as profile {value}",
             at=group.at("profile", position),
             hint=f'write profile: "{value}"',

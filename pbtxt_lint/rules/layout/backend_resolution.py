@@ -21,6 +21,7 @@ from pbtxt_lint.rules.api import (
     Finding,
     ModelConfig,
     ModelContext,
+    model_label,
     newer_name,
     rule,
     suggest,
@@ -99,7 +100,7 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
         elif near:
             detail += f" ('{near[0]}' is not one of {', '.join(known)})"
     yield Finding(
-        f"Triton cannot determine the backend of model '{context.model.name}': the config "
+        f"Triton cannot determine the backend of {model_label(context)}: the config "
         f"sets no backend, platform or default_model_filename, {detail}",
         at=("backend",) if context.config is not None else None,
         file=None if context.config_file is not None else context.model.path,
@@ -140,7 +141,7 @@ def unknown_platform(context: ModelContext, effective: ModelConfig) -> Iterator[
             else f"default_model_filename '{effective.default_model_filename}' and no backend"
         )
         yield Finding(
-            f"model '{context.model.name}' has {what}: {why}, so it finds no backend for the "
+            f"{model_label(context)} has {what}: {why}, so it finds no backend for the "
             "model and refuses it",
             at=at,
             hint=fix,
@@ -161,7 +162,7 @@ def unknown_platform(context: ModelContext, effective: ModelConfig) -> Iterator[
         )
     what = f"platform '{platform}'" if platform else "no platform and no backend"
     yield Finding(
-        f"model '{context.model.name}' has {what}; Triton does not know which backend "
+        f"{model_label(context)} has {what}; Triton does not know which backend "
         "to use and refuses the model",
         at=at,
         hint=hint,
@@ -199,7 +200,7 @@ def platform_backend_mismatch(context: ModelContext, effective: ModelConfig) -> 
     if unknown is not None:
         why, fix = unknown
         yield Finding(
-            f"model '{context.model.name}' has platform '{effective.platform}' with backend "
+            f"{model_label(context)} has platform '{effective.platform}' with backend "
             f"'{effective.backend}': {why}, and refuses the pair (its {effective.backend} "
             f"backend takes {' or '.join(repr(p) for p in allowed)})",
             at=("platform",),

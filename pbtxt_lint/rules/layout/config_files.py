@@ -24,6 +24,7 @@ from pbtxt_lint.rules.api import (
     ModelContext,
     Scalar,
     Stage,
+    model_label,
     rule,
 )
 
@@ -54,7 +55,7 @@ def missing_config(context: ModelContext) -> Iterator[Finding]:
     if context.config_file is not None or context.model.entries is None or not context.strict:
         return
     yield Finding(
-        f"model '{context.model.name}' has no config.pbtxt, and with "
+        f"{model_label(context)} has no config.pbtxt, and with "
         "--disable-auto-complete-config Triton requires one",
         file=context.model.path,
         hint="add config.pbtxt with the model's inputs, outputs and max_batch_size",
@@ -87,7 +88,7 @@ def config_required_by_backend(context: ModelContext) -> Iterator[Finding]:
     if effective is None or effective.backend in AUTOCOMPLETING_BACKENDS:
         return  # an undetermined backend is PL104's finding
     yield Finding(
-        f"model '{context.model.name}' has no config.pbtxt and its backend "
+        f"{model_label(context)} has no config.pbtxt and its backend "
         f"'{effective.backend}' cannot auto-complete one, so Triton fails with \"model "
         'configuration is not provided"',
         file=context.model.path,

@@ -21,6 +21,7 @@ from pbtxt_lint.rules.api import (
     WARNING,
     Finding,
     ModelContext,
+    model_label,
     rule,
 )
 from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES
@@ -94,8 +95,7 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
         hint = "put the model file in a version folder such as 1/"
     policy = context.config is not None and context.config.HasField("version_policy")
     yield Finding(
-        f"model '{context.model.name}' has no version Triton would load: "
-        f"{_version_detail(context)}",
+        f"{model_label(context)} has no version Triton would load: {_version_detail(context)}",
         at=("version_policy",) if policy else None,
         file=None if policy else context.model.path,
         hint=hint,

@@ -28,6 +28,7 @@ from pbtxt_lint.rules.api import (
     Stage,
     backend_of,
     config_dims,
+    model_label,
     rule,
 )
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
@@ -119,10 +120,10 @@ def batch_axis_in_image_dims(context: ModelContext) -> Iterator[Finding]:
         natural = _natural(dims, layout)
         item = config_dims(dims[1:])
         yield Finding(
-            f"input '{io.name}' of model '{context.model.name}' has dims {config_dims(dims)} "
+            f"input '{io.name}' of {model_label(context)} has dims {config_dims(dims)} "
             f"with max_batch_size {mbs}: Triton adds the batch axis in front, so it expects "
             f"{expected}; a request with one {layout} image of shape {natural} fails with "
-            f"\"unexpected shape for input '{io.name}' for model '{context.model.name}'. "
+            f"\"unexpected shape for input '{io.name}' for {model_label(context)}. "
             f'Expected {expected}, got {natural}" (the {backend} backend does not compare '
             "dims with the model, so nothing fails at load)",
             at=("input", index, "dims"),
@@ -181,7 +182,7 @@ def batch_axis_in_auto_complete_dims(context: ModelContext) -> Iterator[Finding]
         f"gives every input and output a leading -1 (input '{first.name}' dims "
         f"{config_dims(dims)}): Triton adds the batch axis in front, so it expects "
         f'{expected}; a request with one item of shape {natural} fails with "unexpected '
-        f"shape for input '{first.name}' for model '{context.model.name}'. Expected "
+        f"shape for input '{first.name}' for {model_label(context)}. Expected "
         f'{expected}, got {natural}"',
         at=("max_batch_size",),
         hint="drop the leading -1 from the dims auto_complete_config adds (max_batch_size "

@@ -20,6 +20,7 @@ from pbtxt_lint.rules.api import (
     ModelContext,
     Stage,
     config_dims,
+    model_label,
     rule,
 )
 from pbtxt_lint.rules.tensors.common import tensors
@@ -95,7 +96,7 @@ def reshape_reorders_dims(context: ModelContext, config: ModelConfig) -> Iterato
                 f": the {source} image is read as {target}, each plane a mix of rows and colours"
             )
         yield Finding(
-            f"{tensor.label} of model '{context.model.name}': reshape {config_dims(shape)} "
+            f"{tensor.label} of {model_label(context)}: reshape {config_dims(shape)} "
             f"reorders dims {config_dims(dims)}, but reshape never moves data; "
             f"{effect}, so every answer is wrong without any error",
             at=(*tensor.path, "reshape"),

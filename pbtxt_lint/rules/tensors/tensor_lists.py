@@ -22,6 +22,7 @@ from pbtxt_lint.rules.api import (
     Severity,
     Stage,
     backend_of,
+    model_label,
     rule,
 )
 from pbtxt_lint.rules.tensors.common import Tensor, fills_empty_lists, tensors
@@ -196,7 +197,7 @@ def no_inputs_or_outputs(context: ModelContext, config: ModelConfig) -> Iterator
     ]
     for kind in missing:
         yield Finding(
-            f"model '{context.model.name}' declares no {kind}; {why}",
+            f"{model_label(context)} declares no {kind}; {why}",
             at=(kind[:-1],),
             hint=f"declare the model's {kind} (name, data_type, dims)",
             severity=severity,
