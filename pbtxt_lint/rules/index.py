@@ -275,7 +275,7 @@ DIGESTS: dict[str, str] = {
     'batching.max_batch_size': '299699e09aa6289c',
     'batching.preferred_sizes': 'e78ab8a2c5fa0d13',
     'batching.priorities': '87558cf40310d4b1',
-    'batching.batch_strategy': 'a56f8d27a2263aad',
+    'batching.batch_strategy': '6e532bd4cd5b2915',
     'batching.sequence_scheduler': '3f06fd50208276d9',
     'batching.sequence_controls': '145816516adc4c9b',
     'batching.initial_state': '36ba6c3f11d6b0f4',

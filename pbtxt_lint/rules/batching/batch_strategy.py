@@ -105,8 +105,7 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
     if not value:
         yield Finding(
             f"{BATCH_STRATEGY_PATH} of {model_label(name)} is empty; Triton fails to load "
-            "the model "
-            "with 'Batching library path not found'",
+            "the model with 'Batching library path not found'",
             at=at,
             hint=f"give the absolute path of the library inside the model folder, or remove "
             f"the {BATCH_STRATEGY_PATH} parameter",
@@ -115,9 +114,8 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
     if not value.startswith("/"):
         yield Finding(
             f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} is relative: Triton "
-            "resolves it "
-            "against the server's working directory, not the model folder, so whether the "
-            "library is found depends on where tritonserver is started",
+            "resolves it against the server's working directory, not the model folder, so "
+            "whether the library is found depends on where tritonserver is started",
             at=at,
             hint=f"use the absolute path the library has on the server, e.g. "
             f"/models/{name}/{posixpath.basename(value)}",
@@ -145,8 +143,7 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
     if not inside:
         yield Finding(
             f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} leads outside the "
-            "model folder "
-            "(through '..' or a symlink); current Triton releases refuse a batching "
+            "model folder (through '..' or a symlink); current Triton releases refuse a batching "
             "library that escapes the model repository and fail to load the model",
             at=at,
             hint="put the library itself (not a link to it) inside the model folder",
