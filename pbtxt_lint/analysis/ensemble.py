@@ -290,27 +290,6 @@ class Endpoint:
         """The tensor name in the config (a map entry's value, an I/O's name)."""
         return self.path + ("value",) if self.step is not None else self.path + ("name",)
 
-    def phrase(self, first: bool, what: str) -> str:
-        """`step 2 (`tok`) writes `ids` as <what>`; `it` instead of the name if not first."""
-        name = f"`{self.tensor}`" if first else "it"
-        if self.role is Role.INPUT:
-            return (
-                f"ensemble input `{self.tensor}` is {what}"
-                if first
-                else (f"the ensemble input declares it as {what}")
-            )
-        if self.role is Role.OUTPUT:
-            return (
-                f"ensemble output `{self.tensor}` is {what}"
-                if first
-                else (f"the ensemble output declares it as {what}")
-            )
-        assert self.step is not None
-        if self.role is Role.READ:
-            return f"{self.step.label} reads {name} as `{self.port}` {what}"
-        via = f" (its output `{self.port}`)" if self.port != self.tensor else ""
-        return f"{self.step.label} writes {name} as {what}{via}"
-
 
 @dataclass(eq=False)
 class Step:
@@ -445,6 +424,14 @@ class EnsembleGraph:
         t = self.tensors.get(name)
         return t.writers[0].step if t and t.writers else None
 
+    def steps_running(self, model_name: str) -> list[Step]:
+        """The steps that run model `model_name`, in config order."""
+        return [s for s in self.steps if s.model_name == model_name]
+
+    def readers_of(self, write: Endpoint) -> list[Endpoint]:
+        """The step inputs that read the tensor a step writes here, in step order."""
+        return [r for r in self.tensors[write.tensor].readers if r.step is not None]
+
     @cached_property
     def step_cycles(self) -> list[list[Step]]:
         """Steps that never run because they wait on each other (cycles among them)."""
@@ -564,6 +551,22 @@ def build_graph(context: ModelContext) -> EnsembleGraph | None:
         context.repository,
         workspace.settings.auto_complete,
     )
+
+
+def graphs_running(context: ModelContext) -> list[EnsembleGraph]:
+    """The graphs of the repository's ensembles that have a step running `context`'s
+    model, in repository order (each graph built once per ensemble)."""
+    name = context.model.name
+    graphs = []
+    for folder in context.repository.models.values():
+        ensemble = context.workspace.context(folder)
+        config = ensemble.effective
+        if config is None or not is_ensemble(config):
+            continue
+        graph = ensemble.shared(build_graph)
+        if graph is not None and graph.steps_running(name):
+            graphs.append(graph)
+    return graphs
 
 
 def _ordered(keys: Iterable[str], base: FieldPath, source_map: SourceMap | None) -> list[str]:

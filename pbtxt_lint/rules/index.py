@@ -290,7 +290,7 @@ DIGESTS: dict[str, str] = {
     'ensembles.dataflow': 'f8ac7691366c5d0d',
     'ensembles.repository': '4541640dde48cb69',
     'ensembles.composing': '89dd1c595154ec6c',
-    'ensembles.types': '35ac5cef805724ba',
+    'ensembles.types': '1b3254fd0013bd5c',
     'ensembles.runtime': '621bc973cf2041cf',
     'artifacts.files': 'e8b3c88263eb822e',
     'artifacts.onnx_autocomplete': 'e20edddaf5883ca7',

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pbtxt_lint.analysis.artifacts import VersionArtifact
 from pbtxt_lint.analysis.tensors import ModelTensors, model_tensors
-from pbtxt_lint.rules.api import ModelConfig, ModelContext, Span, is_ensemble, type_name
+from pbtxt_lint.rules.api import ModelConfig, ModelContext, Span, type_name
 from pbtxt_lint.rules.artifacts.common import loaded
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 
@@ -127,33 +127,25 @@ def consumers(context: ModelContext, output: str) -> Iterator[Consumer]:
 
 def _consumers(context: ModelContext) -> dict[str, list[Consumer]]:
     """Every output of this model that ensemble steps read, with those steps: one walk
-    of the repository per model, however many rules and outputs ask."""
+    of the ensembles running it per model, however many rules and outputs ask."""
+    from pbtxt_lint.analysis.ensemble import graphs_running  # deferred: with an ensemble
+
     found: dict[str, list[Consumer]] = {}
-    name = context.model.name
-    for folder in context.repository.models.values():
-        other = context.workspace.context(folder)
-        config = other.effective
-        if config is None or not is_ensemble(config):
-            continue
-        for step in config.ensemble_scheduling.step:
-            if step.model_name != name:
-                continue
-            for output, tensor in step.output_map.items():
-                for reader in config.ensemble_scheduling.step:
-                    for key, value in reader.input_map.items():
-                        if value != tensor:
-                            continue
-                        target = context.workspace.model(reader.model_name)
-                        target_config = target.completed.config if target is not None else None
-                        if target_config is None:
-                            continue
-                        batched = target_config.max_batch_size > 0
-                        for io in target_config.input:
-                            if io.name == key:
-                                consumer = Consumer(
-                                    config.name or folder.name, reader.model_name, io, batched
-                                )
-                                found.setdefault(output, []).append(consumer)
+    for graph in graphs_running(context):
+        ensemble = graph.config.name or graph.name
+        for step in graph.steps_running(context.model.name):
+            for write in step.writes:
+                for read in graph.readers_of(write):
+                    assert read.step is not None
+                    target = context.workspace.model(read.step.model_name)
+                    config = target.completed.config if target is not None else None
+                    if config is None:
+                        continue
+                    batched = config.max_batch_size > 0
+                    for io in config.input:
+                        if io.name == read.port:
+                            consumer = Consumer(ensemble, read.step.model_name, io, batched)
+                            found.setdefault(write.port, []).append(consumer)
     return found
 
 

@@ -15,7 +15,7 @@ from pbtxt_lint.rules.api import (
 )
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
-    from pbtxt_lint.analysis.ensemble import EnsembleGraph, Mark
+    from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Mark
 
 
 def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
@@ -24,6 +24,30 @@ def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
     from pbtxt_lint.analysis.ensemble import build_graph  # deferred: loads with an ensemble
 
     return context.shared(build_graph)
+
+
+def endpoint_phrase(endpoint: Endpoint, first: bool, what: str) -> str:
+    """`step 2 (`tok`) writes `ids` as <what>`; `it` instead of the name if not first."""
+    from pbtxt_lint.analysis.ensemble import Role  # deferred: loads with an ensemble
+
+    name = f"`{endpoint.tensor}`" if first else "it"
+    if endpoint.role is Role.INPUT:
+        return (
+            f"ensemble input `{endpoint.tensor}` is {what}"
+            if first
+            else f"the ensemble input declares it as {what}"
+        )
+    if endpoint.role is Role.OUTPUT:
+        return (
+            f"ensemble output `{endpoint.tensor}` is {what}"
+            if first
+            else f"the ensemble output declares it as {what}"
+        )
+    assert endpoint.step is not None
+    if endpoint.role is Role.READ:
+        return f"{endpoint.step.label} reads {name} as `{endpoint.port}` {what}"
+    via = f" (its output `{endpoint.port}`)" if endpoint.port != endpoint.tensor else ""
+    return f"{endpoint.step.label} writes {name} as {what}{via}"
 
 
 def ensemble_finding(
