@@ -62,11 +62,11 @@ def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
         pb_utils.Tensor("CLASS_ID", np.argmax(probs, axis=1).astype(np.int32))
     """
     # deferred: the NumPy tables load with the first model.py
-    from pbtxt_lint.rules.api import SENT_AS, Arr
+    from pbtxt_lint.rules.api import SENT_AS
 
     for model in python_models(context):
         for io, line, value in answers(model):
-            if not isinstance(value, Arr) or value.dtype is None:
+            if value.dtype is None:
                 continue
             declared = type_name(io.data_type)
             sent = SENT_AS.get(value.dtype)
@@ -187,15 +187,12 @@ def python_output_drops_batch(context: ModelContext) -> Iterator[Finding]:
     Good:
         pb_utils.Tensor("LOGITS", logits)
     """
-    # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.rules.api import Arr
-
     for model in python_models(context):
         if not model.batches:
             continue
         for io, line, value in answers(model):
             expected = len(tensor_shape(io)) + 1
-            if not isinstance(value, Arr) or not value.dropped or value.rank != expected - 1:
+            if not value.dropped or value.rank != expected - 1:
                 continue
             wanted, got = _batched_shape(io, 2), _batched_shape(io, None)
             if model.config.max_batch_size > 1:
@@ -252,13 +249,10 @@ def python_output_rank(context: ModelContext) -> Iterator[Finding]:
     Good:
         flat = image.reshape(1, -1)
     """
-    # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.rules.api import Arr
-
     for model in python_models(context):
         for io, line, value in answers(model):
             expected = len(tensor_shape(io)) + model.batches
-            if not isinstance(value, Arr) or value.rank is None or value.rank == expected:
+            if value.rank is None or value.rank == expected:
                 continue
             if model.batches and value.dropped and value.rank == expected - 1:
                 continue  # PL698

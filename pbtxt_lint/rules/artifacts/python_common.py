@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pbtxt_lint.analysis.artifacts import VersionArtifact
 from pbtxt_lint.analysis.tensors import ModelTensors, model_tensors
@@ -18,7 +18,7 @@ from pbtxt_lint.rules.artifacts.common import loaded
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 
 if TYPE_CHECKING:  # the Python model reader loads with the first model.py
-    from pbtxt_lint.rules.api import Flow, PythonSignature
+    from pbtxt_lint.rules.api import Arr, Flow, PythonSignature
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,18 @@ def _consumers(context: ModelContext) -> dict[str, list[Consumer]]:
     return found
 
 
-def answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, object]]:
-    """(config output, line, abstract value) of each Tensor that reaches a response."""
+class Answer(NamedTuple):
+    """A `pb_utils.Tensor` of model.py that reaches a response, as the flow knows it."""
+
+    output: ModelOutput
+    """The config's output of that name."""
+    line: int
+    array: Arr
+    """The abstract NumPy array it sends (dtype, rank, axis sizes, batch axis)."""
+
+
+def answers(model: PythonModel) -> Iterator[Answer]:
+    """Each Tensor that reaches a response and whose value the flow follows."""
     flow = model.flow
     if not flow.complete:
         return
@@ -161,7 +171,7 @@ def answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, object]]:
         io = outputs.get(out.name)
         if io is None or out.value is None or (out.line, out.column) not in reaching:
             continue
-        yield io, out.line, out.value
+        yield Answer(io, out.line, out.value)
 
 
 def ensemble_effect(

@@ -46,11 +46,8 @@ if TYPE_CHECKING:  # the flow loads with the first model.py
 def _sized_answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, Dims]]:
     """(output, line, dims) of each answer whose dims the flow knows and whose rank
     is the config's (a rank mismatch is PL698's or PL699's)."""
-    # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.rules.api import Arr
-
     for io, line, value in answers(model):
-        if not isinstance(value, Arr) or value.dims is None or io.HasField("reshape"):
+        if value.dims is None or io.HasField("reshape"):
             continue
         if len(value.dims) == len(io.dims) + model.batches:
             yield io, line, value.dims
