@@ -32,11 +32,16 @@ from pbtxt_lint.textproto.binder import (
     FIELD_ALIASES,
     Problem,
     ProblemKind,
-    enum_suggestion,
     is_map,
     is_repeated,
     message_type,
+)
+from pbtxt_lint.textproto.checks import (
+    INT_RANGES,
+    message_label,
+    out_of_range,
     suggest,
+    unknown_enum,
 )
 from pbtxt_lint.textproto.parse import ParsedConfig, decode, find_placeholders
 from pbtxt_lint.textproto.sourcemap import Key, Located, PathElement, SourceMap
@@ -48,12 +53,6 @@ _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _MAX_DEPTH = 200
 _BOM = "\ufeff"
-_INT_RANGES = {
-    FieldDescriptor.CPPTYPE_INT32: (-(2**31), 2**31 - 1),
-    FieldDescriptor.CPPTYPE_INT64: (-(2**63), 2**63 - 1),
-    FieldDescriptor.CPPTYPE_UINT32: (0, 2**32 - 1),
-    FieldDescriptor.CPPTYPE_UINT64: (0, 2**64 - 1),
-}
 _64_BIT = (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64)
 
 
@@ -364,7 +363,7 @@ def _field_named(descriptor: Descriptor, key: str) -> FieldDescriptor | None:
 
 
 def _map_key(key_fd: FieldDescriptor, text: str) -> object:
-    if key_fd.cpp_type in _INT_RANGES:
+    if key_fd.cpp_type in INT_RANGES:
         try:
             return int(text)
         except ValueError:
@@ -381,16 +380,6 @@ class _Binder:
         self.positions = positions
         self.source_map = SourceMap()
         self.problems: list[Problem] = []
-
-    def problem(
-        self,
-        kind: ProblemKind,
-        message: str,
-        span: Span,
-        hint: str | None = None,
-        fix: Fix | None = None,
-    ) -> None:
-        self.problems.append(Problem(kind, message, span, hint, fix))
 
     def key_token(self, member: JsonMember) -> Token:
         return self.positions.token(TokenKind.STRING, member.key_start, member.key_end)
@@ -428,12 +417,14 @@ class _Binder:
             fd = _field_named(descriptor, member.key)
             if first is not None:
                 line, _ = p.line_column(p.to_file(first.key_start))
-                self.problem(
-                    ProblemKind.DUPLICATE_FIELD,
-                    f'"{member.key}" appears twice in this object (first at line {line}); '
-                    "JSON parsers keep only one of them",
-                    key_span,
-                    "keep one of the two",
+                self.problems.append(
+                    Problem(
+                        ProblemKind.DUPLICATE_FIELD,
+                        f'"{member.key}" appears twice in this object (first at line {line}); '
+                        "JSON parsers keep only one of them",
+                        key_span,
+                        "keep one of the two",
+                    )
                 )
             seen_keys[member.key] = member
             if fd is None:
@@ -442,24 +433,28 @@ class _Binder:
                 continue  # reported through the schema, with a suggestion
             other = seen_fields.get(fd.name)
             if other is not None and other.key != member.key:
-                self.problem(
-                    ProblemKind.DUPLICATE_FIELD,
-                    f'"{member.key}" and "{other.key}" are the same field ({fd.name}); '
-                    "protobuf refuses a field given twice",
-                    key_span,
-                    "keep one of the two",
+                self.problems.append(
+                    Problem(
+                        ProblemKind.DUPLICATE_FIELD,
+                        f'"{member.key}" and "{other.key}" are the same field ({fd.name}); '
+                        "protobuf refuses a field given twice",
+                        key_span,
+                        "keep one of the two",
+                    )
                 )
             seen_fields[fd.name] = member
             oneof = fd.containing_oneof
             if oneof is not None and not oneof.name.startswith("_") and member.value.kind != "null":
                 previous = seen_oneofs.get(oneof.name)
                 if previous is not None and previous[0].name != fd.name:
-                    self.problem(
-                        ProblemKind.ONEOF_CONFLICT,
-                        f'"{member.key}" and "{previous[1].key}" cannot both be set: they are '
-                        f"alternatives of '{oneof.name}'",
-                        key_span,
-                        f'keep either "{member.key}" or "{previous[1].key}"',
+                    self.problems.append(
+                        Problem(
+                            ProblemKind.ONEOF_CONFLICT,
+                            f'"{member.key}" and "{previous[1].key}" cannot both be set: they are '
+                            f"alternatives of '{oneof.name}'",
+                            key_span,
+                            f'keep either "{member.key}" or "{previous[1].key}"',
+                        )
                     )
                 seen_oneofs.setdefault(oneof.name, (fd, member))
             fields.append(self.field(member, fd, path + (fd.name,)))
@@ -528,12 +523,14 @@ class _Binder:
             name = self.key_token(member)
             if key in seen:
                 line, _ = p.line_column(p.to_file(seen[key].key_start))
-                self.problem(
-                    ProblemKind.DUPLICATE_MAP_KEY,
-                    f"'{fd.name}' has key {key!r} twice (first at line {line}); "
-                    "only the last one is kept",
-                    p.span(member.key_start, member.key_end),
-                    "delete or merge one of the two entries",
+                self.problems.append(
+                    Problem(
+                        ProblemKind.DUPLICATE_MAP_KEY,
+                        f"'{fd.name}' has key {key!r} twice (first at line {line}); "
+                        "only the last one is kept",
+                        p.span(member.key_start, member.key_end),
+                        "delete or merge one of the two entries",
+                    )
                 )
             seen[key] = member
             entry_path = path + (Key(key),)
@@ -550,16 +547,18 @@ class _Binder:
     def check_scalar(self, value: JsonValue, fd: FieldDescriptor) -> None:
         """What the schema cannot say: integers written as strings must fit too."""
         if (
-            fd.cpp_type in _INT_RANGES
+            fd.cpp_type in INT_RANGES
             and value.kind == "string"
             and re.fullmatch(r"-?[0-9]+", value.value)
         ):
-            low, high = _INT_RANGES[fd.cpp_type]
+            low, high = INT_RANGES[fd.cpp_type]
             if not low <= int(value.value) <= high:
-                self.problem(
-                    ProblemKind.OUT_OF_RANGE,
-                    f"{value.value} is out of range for '{fd.name}' ({low} to {high})",
-                    self.positions.span(value.start, value.end),
+                self.problems.append(
+                    Problem(
+                        ProblemKind.OUT_OF_RANGE,
+                        out_of_range(value.value, fd),
+                        self.positions.span(value.start, value.end),
+                    )
                 )
 
 
@@ -604,7 +603,7 @@ def _type_words(fd: FieldDescriptor) -> str:
         return "an object { ... }"
     if cpp == FieldDescriptor.CPPTYPE_ENUM:
         return "an enum name in quotes"
-    if cpp in _INT_RANGES:
+    if cpp in INT_RANGES:
         return "an integer"
     if cpp in (FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE):
         return "a number"
@@ -633,11 +632,12 @@ class _Translator:
         self,
         kind: ProblemKind,
         message: str,
-        start: int,
-        end: int,
+        where: tuple[int, int],
         hint: str | None = None,
         fix: Fix | None = None,
     ) -> None:
+        """A problem at `where` (start and end offsets in the JSON text), once."""
+        start, end = where
         if (start, end, kind) in self.seen:
             return
         self.seen.add((start, end, kind))
@@ -666,8 +666,7 @@ class _Translator:
             self.add(
                 ProblemKind.WRONG_TYPE,
                 f"the keys of '{fd.name}' are numbers written as strings",
-                value.start,
-                value.end,
+                (value.start, value.end),
             )
             return
         if fd is None:
@@ -675,8 +674,7 @@ class _Translator:
                 self.add(
                     ProblemKind.WRONG_TYPE,
                     f"a model configuration is a JSON object {{ ... }}, not {_json_text(value)}",
-                    value.start,
-                    value.end,
+                    (value.start, value.end),
                 )
             return
         if not element and is_map(fd):
@@ -684,32 +682,28 @@ class _Translator:
                 ProblemKind.WRONG_TYPE,
                 f"'{fd.name}' is a map: write an object {{\"<key>\": ...}}, "
                 f"not {_json_text(value)}",
-                value.start,
-                value.end,
+                (value.start, value.end),
             )
         elif not element and is_repeated(fd):
             self.add(
                 ProblemKind.WRONG_TYPE,
                 f"'{fd.name}' is repeated: write a list [ ... ] of {_type_words(fd)}, "
                 f"not {_json_text(value)}",
-                value.start,
-                value.end,
+                (value.start, value.end),
                 f'write "{fd.json_name}": [ ... ]',
             )
         elif fd.cpp_type == FieldDescriptor.CPPTYPE_ENUM:
             self.enum(value, fd)
         elif (
-            fd.cpp_type in _INT_RANGES
+            fd.cpp_type in INT_RANGES
             and value.kind == "number"
             and isinstance(value.value, int | float)
             and float(value.value).is_integer()
         ):
-            low, high = _INT_RANGES[fd.cpp_type]
             self.add(
                 ProblemKind.OUT_OF_RANGE,
-                f"{value.value} is out of range for '{fd.name}' ({low} to {high})",
-                value.start,
-                value.end,
+                out_of_range(str(value.value), fd),
+                (value.start, value.end),
             )
         else:
             hint, fix = None, None
@@ -723,8 +717,7 @@ class _Translator:
             self.add(
                 ProblemKind.WRONG_TYPE,
                 f"'{fd.name}' expects {_type_words(fd)}, not {_json_text(value)}",
-                value.start,
-                value.end,
+                (value.start, value.end),
                 hint,
                 fix,
             )
@@ -735,18 +728,13 @@ class _Translator:
         target = FIELD_ALIASES.get(key)
         if target not in descriptor.fields_by_name:
             target = suggest(key, names + [fd.json_name for fd in descriptor.fields])
-        label = (
-            "the model configuration"
-            if descriptor is MODEL_CONFIG_DESCRIPTOR
-            else f"'{descriptor.full_name.removeprefix('inference.')}'"
-        )
+        label = message_label(descriptor)
         message = f'{label} has no field named "{key}"'
         if target is None:
             self.add(
                 ProblemKind.UNKNOWN_FIELD,
                 message,
-                member.key_start,
-                member.key_end,
+                (member.key_start, member.key_end),
                 f"the fields of {label} are: {', '.join(sorted(names))}",
             )
             return
@@ -757,8 +745,7 @@ class _Translator:
         self.add(
             ProblemKind.UNKNOWN_FIELD,
             message,
-            member.key_start,
-            member.key_end,
+            (member.key_start, member.key_end),
             f'did you mean "{spelled}"?',
             self.replace(
                 member.key_start,
@@ -776,22 +763,17 @@ class _Translator:
             self.add(
                 ProblemKind.WRONG_TYPE,
                 f"'{fd.name}' expects an enum name, not {_json_text(value)}",
-                value.start,
-                value.end,
+                (value.start, value.end),
                 f"use one of: {', '.join(names)}",
             )
             return
-        target = enum_suggestion(value.value, enum_type)
-        self.add(
-            ProblemKind.UNKNOWN_ENUM,
-            f"'{value.value}' is not a value of {enum_type.name} (field '{fd.name}')",
-            value.start,
-            value.end,
-            f"did you mean {target}?" if target else f"use one of: {', '.join(names)}",
+        message, hint, target = unknown_enum(value.value, fd)
+        fix = (
             self.replace(value.start, value.end, json.dumps(target), f"replace with {target}")
             if target
-            else None,
+            else None
         )
+        self.add(ProblemKind.UNKNOWN_ENUM, message, (value.start, value.end), hint, fix)
 
 
 # -- the entry point ----------------------------------------------------------------

@@ -34,7 +34,7 @@ from pbtxt_lint.schema.datatypes import (
     suggest_config_type,
 )
 from pbtxt_lint.settings import Settings
-from pbtxt_lint.textproto.binder import suggest
+from pbtxt_lint.textproto.checks import suggest
 
 _SHAPE_NOTE = (
     "NOTE: Setting a non-zero max_batch_size in the model config requires a batch "

@@ -33,7 +33,8 @@ from pbtxt_lint.repository.layout import CONFIG_NAME, CONFIGS_FOLDER
 from pbtxt_lint.rules.base import Check, EffectiveCheck, Finding, Rule, Stage, rule
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.targets import NEWEST, RELEASES, Release, introduced, newer_name
-from pbtxt_lint.textproto.binder import ProblemKind, is_map, is_repeated, suggest
+from pbtxt_lint.textproto.binder import ProblemKind, is_map, is_repeated
+from pbtxt_lint.textproto.checks import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key
 from pbtxt_lint.textproto.tree import Scalar
 from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, backend_of, is_ensemble
