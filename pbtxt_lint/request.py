@@ -25,7 +25,13 @@ from typing import Any
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity, Span
 from pbtxt_lint.echo import bound_message
-from pbtxt_lint.jsonconfig import JsonMember, JsonPositions, JsonSyntaxError, JsonValue, read_json
+from pbtxt_lint.jsonconfig.reader import (
+    JsonMember,
+    JsonPositions,
+    JsonSyntaxError,
+    JsonValue,
+    read_json,
+)
 from pbtxt_lint.repository.layout import classify, load_repository
 from pbtxt_lint.schema import DATA_TYPE_DESCRIPTOR, ModelConfig
 from pbtxt_lint.schema.datatypes import (
