@@ -15,22 +15,26 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pbtxt_lint"
 GENERATED = {"schema/model_config_pb2.py", "lsp/schema_docs.py"}
 MAX_MODULE_LINES = 500
 OVER_THE_LIMIT: dict[str, str] = {
-    "pbtxt_lint.analysis.ensemble": "being changed by another branch (iterative walks)",
-    "pbtxt_lint.artifacts.onnx_infer": "one shape-inference table per operator",
-    "pbtxt_lint.artifacts.python_model": "to split",
-    "pbtxt_lint.artifacts.python_flow": "to split",
-    "pbtxt_lint.request": "being changed by another branch",
-    "pbtxt_lint.textproto.binder": "being changed by another branch (bounds)",
-    "pbtxt_lint.artifacts.python_execute": "to split",
-    "pbtxt_lint.artifacts.python_env": "to split",
-    "pbtxt_lint.artifacts.python_array_calls": "to split",
-    "pbtxt_lint.artifacts.onnx": "to split",
-    "pbtxt_lint.textproto.tokenizer": "being changed by another branch (bounds)",
-    "pbtxt_lint.textproto.tree": "to split",
-    "pbtxt_lint.triton.backends": "being changed by other branches (backend censuses)",
-    "pbtxt_lint.config": "to split",
-    "pbtxt_lint.artifacts.torchscript": "being changed by another branch (pytorch)",
-    "pbtxt_lint.storage.remote": "being changed by another branch (bounds)",
+    # being changed by other branches: split once they land
+    "pbtxt_lint.analysis.ensemble": "iterative walks (branch bounds)",
+    "pbtxt_lint.request": "request bodies bounded (branch bounds)",
+    "pbtxt_lint.storage.remote": "listings and reads bounded (branch bounds)",
+    "pbtxt_lint.textproto.binder": "the parser's work bounded (branch bounds)",
+    "pbtxt_lint.textproto.tokenizer": "the parser's work bounded (branch bounds)",
+    "pbtxt_lint.textproto.tree": "the parser's work bounded (branch bounds)",
+    "pbtxt_lint.triton.backends": "the backends' census rows (branches vllm, trtllm, pytorch)",
+    "pbtxt_lint.artifacts.torchscript": "the PyTorch backend's rules (branch pytorch)",
+    "pbtxt_lint.config": "rule selection moves out with the job flow (branch cache)",
+    # one class each: split by moving groups of methods behind a Protocol, as
+    # python_array_calls.py does for the interpreter's NumPy calls
+    "pbtxt_lint.artifacts.python_flow": "the model.py interpreter",
+    "pbtxt_lint.artifacts.python_model": "the auto_complete_config interpreter",
+    "pbtxt_lint.artifacts.onnx_infer": "shape inference, one function per operator",
+    "pbtxt_lint.artifacts.onnx": "the wire walker (savedmodel.py has a second one)",
+    # sections of module functions that share private helpers both ways
+    "pbtxt_lint.artifacts.python_execute": "execute's facts: returns, senders, reads, BLS",
+    "pbtxt_lint.artifacts.python_env": "listing archives and folders",
+    "pbtxt_lint.artifacts.python_array_calls": "NumPy's functions and array methods",
 }
 """Modules over the limit, with why they are not split yet. Only ever remove entries."""
 
