@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from google.protobuf import json_format
@@ -67,6 +68,22 @@ def _load_request_config(root: JsonValue) -> JsonValue | None:
 
 def _upper_enums(data: Any, descriptor: Descriptor) -> Any:
     """Enum names in upper case: Triton parses them case-insensitively, Python does not."""
+    return _each_scalar(data, descriptor, _upper_enum)
+
+
+def _upper_enum(value: Any, fd: FieldDescriptor) -> Any:
+    if fd.cpp_type == FieldDescriptor.CPPTYPE_ENUM and isinstance(value, str):
+        return value.upper()
+    return value
+
+
+Change = Callable[[Any, FieldDescriptor], Any]
+"""A new JSON value for a scalar field's value."""
+
+
+def _each_scalar(data: Any, descriptor: Descriptor, change: Change) -> Any:
+    """`data`, a message as JSON values, with `change(value, field)` applied to the value
+    of every scalar field, at any depth (map values and list items included)."""
     if not isinstance(data, dict):
         return data
     out = {}
@@ -78,21 +95,21 @@ def _upper_enums(data: Any, descriptor: Descriptor) -> Any:
         if is_map(fd):
             value_fd = message_type(fd).fields_by_name["value"]
             if isinstance(value, dict):
-                value = {k: _upper_value(v, value_fd) for k, v in value.items()}
+                value = {k: _each_value(v, value_fd, change) for k, v in value.items()}
         elif is_repeated(fd) and isinstance(value, list):
-            value = [_upper_value(v, fd) for v in value]
+            value = [_each_value(v, fd, change) for v in value]
         else:
-            value = _upper_value(value, fd)
+            value = _each_value(value, fd, change)
         out[key] = value
     return out
 
 
-def _upper_value(value: Any, fd: FieldDescriptor) -> Any:
-    if fd.cpp_type == FieldDescriptor.CPPTYPE_ENUM and isinstance(value, str):
-        return value.upper()
+def _each_value(
+    value: Any, fd: FieldDescriptor, change: Callable[[Any, FieldDescriptor], Any]
+) -> Any:
     if fd.message_type is not None:
-        return _upper_enums(value, fd.message_type)
-    return value
+        return _each_scalar(value, fd.message_type, change)
+    return change(value, fd)
 
 
 def parse_json_config(data: bytes) -> ParsedConfig:
@@ -178,28 +195,10 @@ def config_to_json(config: ModelConfig) -> str:
 
 
 def _unquote_64_bit(data: Any, descriptor: Descriptor) -> Any:
-    if not isinstance(data, dict):
-        return data
-    out = {}
-    for key, value in data.items():
-        fd = descriptor.fields_by_name.get(key)
-        if fd is None:
-            out[key] = value
-            continue
-        if is_map(fd):
-            value_fd = message_type(fd).fields_by_name["value"]
-            value = {k: _unquote_value(v, value_fd) for k, v in value.items()}
-        elif is_repeated(fd):
-            value = [_unquote_value(v, fd) for v in value]
-        else:
-            value = _unquote_value(value, fd)
-        out[key] = value
-    return out
+    return _each_scalar(data, descriptor, _unquote)
 
 
-def _unquote_value(value: Any, fd: FieldDescriptor) -> Any:
+def _unquote(value: Any, fd: FieldDescriptor) -> Any:
     if fd.cpp_type in _64_BIT and isinstance(value, str):
         return int(value)
-    if fd.message_type is not None:
-        return _unquote_64_bit(value, fd.message_type)
     return value
