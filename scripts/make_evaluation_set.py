@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Write the model files of the evaluation set (tests/evaluation/) from one table.
+"""Write the model files of the evaluation set and of the held-out cases from tables.
 
 Usage: python scripts/make_evaluation_set.py [--check]
 
-Each case of the evaluation set is a model repository whose config.pbtxt, model.py and
+Each case of the evaluation set (tests/evaluation/) and of the held-out sets
+(tests/heldout/<backend>/) is a model repository whose config.pbtxt, model.py and
 label files are written by hand; its ONNX graphs, TorchScript archives, TensorRT plan
 headers and SavedModel protobufs are generated here (tiny, deterministic, with the
 tensor names, types and shapes a real export has), so that what a model declares is
@@ -19,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "evaluation"
+HELDOUT = ROOT / "tests" / "heldout"
+"""Cases built from threads no rule was designed from (`<backend>/<case>/`)."""
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generated_tree import command_line, table_differences, write_all  # noqa: E402
@@ -155,6 +158,71 @@ TABLE: dict[str, Spec] = {
 }
 """Case-relative path -> how the file is made."""
 
+FRCNN_OUTPUTS = "Tuple[Tensor, Tensor, Tensor]"
+HELDOUT_TABLE: dict[str, Spec] = {
+    "pytorch/m_pt_frcnn_list_input/repo/frcnn/1/model.pt": TorchScript(
+        (("images", "List[Tensor]"),),
+        returns=FRCNN_OUTPUTS,
+        root="__torch__.detector.FasterRCNNExport",
+        body="    _0 = (self.model).forward(images, )\n    return _0\n",
+    ),
+    "pytorch/m_pt_yolov7_list_output/repo/yolov7/1/model.pt": TorchScript(
+        (("x", "Tensor"),),
+        returns="Tuple[Tensor, List[Tensor]]",
+        root="__torch__.models.yolo.Model",
+        body="    _0 = (self.model).forward(x, )\n    return _0\n",
+    ),
+    "pytorch/m_pt_fasterrcnn_scripted/repo/fasterrcnn/1/model.pt": TorchScript(
+        (("images", "List[Tensor]"), ("targets", "Optional[List[Dict[str, Tensor]]]=None")),
+        returns="Tuple[Dict[str, Tensor], List[Dict[str, Tensor]]]",
+        root="__torch__.torchvision.models.detection.faster_rcnn.FasterRCNN",
+        body="    _0 = (self).eager_outputs(images, targets, )\n    return _0\n",
+    ),
+    "pytorch/m_pt_lstm_tuple_state/repo/ner_lstm/1/model.pt": TorchScript(
+        (("input", "Tensor"), ("hx", "Tuple[Tensor, Tensor]")),
+        returns="Tuple[Tensor, Tuple[Tensor, Tensor]]",
+        root="__torch__.torch.nn.modules.rnn.LSTM",
+        body="    _0 = torch.lstm(input, [hx[0], hx[1]], self._flat_weights, True, 1, 0., False, "
+        "True, True)\n    return (_0[0], (_0[1], _0[2]))\n",
+    ),
+    "pytorch/m_pt_classifier_dict_output/repo/attr_classifier/1/model.pt": TorchScript(
+        (("x", "Tensor"),),
+        returns="Dict[str, Tensor]",
+        root="__torch__.classifier.MultiHeadClassifier",
+        body="    _0 = (self.backbone).forward(x, )\n    _1 = (self.head1).forward(_0, )\n"
+        '    _2 = (self.head2).forward(_0, )\n    return {"output_1": _1, "output_2": _2}\n',
+    ),
+    "pytorch/m_pt_keypoints_list_of_dicts/repo/keypoint_rcnn/1/model.pt": TorchScript(
+        (("image", "Tensor"),),
+        returns="List[Dict[str, Tensor]]",
+        root="__torch__.detectron2.export.flatten.TracingAdapter",
+        body="    _0 = (self.model).inference([image], )\n    return _0\n",
+    ),
+    "pytorch/m_pt_sequence_controls_unindexed/repo/streaming_asr/1/model.pt": TorchScript(
+        (("audio", "Tensor"), ("start", "Tensor"), ("ready", "Tensor")),
+        root="__torch__.asr.StreamingEncoder",
+    ),
+    "pytorch/c_pt_frcnn_tensor_wrapper/repo/frcnn/1/model.pt": TorchScript(
+        (("image", "Tensor"),),
+        returns=FRCNN_OUTPUTS,
+        root="__torch__.detector.FasterRCNNExport",
+        body="    _0 = (self.model).forward([image], )\n    _1 = _0[0]\n"
+        '    return (_1["boxes"], _1["labels"], _1["scores"])\n',
+    ),
+    "pytorch/c_pt_sequence_indexed_controls/repo/streaming_asr/1/model.pt": TorchScript(
+        (("audio", "Tensor"), ("start", "Tensor"), ("ready", "Tensor")),
+        root="__torch__.asr.StreamingEncoder",
+    ),
+    "pytorch/c_pt_classifier_tuple_output/repo/attr_classifier/1/model.pt": TorchScript(
+        (("x", "Tensor"),),
+        returns="Tuple[Tensor, Tensor]",
+        root="__torch__.classifier.MultiHeadClassifier",
+        body="    _0 = (self.backbone).forward(x, )\n    _1 = (self.head1).forward(_0, )\n"
+        "    _2 = (self.head2).forward(_0, )\n    return (_1, _2)\n",
+    ),
+}
+"""Held-out case path (below tests/heldout) -> how the file is made."""
+
 
 def model_files(root: Path) -> list[Path]:
     """The generated files of the cases: what the fixtures' generator counts, but each
@@ -163,14 +231,20 @@ def model_files(root: Path) -> list[Path]:
 
 
 def differences() -> list[str]:
-    """Files the table would write differently (or not at all) in the committed cases."""
-    return table_differences(CASES, TABLE, 1, model_files)
+    """Files the tables would write differently (or not at all) in the committed cases."""
+    return table_differences(CASES, TABLE, 1, model_files) + table_differences(
+        HELDOUT, HELDOUT_TABLE, 2, model_files
+    )
 
 
 def main() -> int:
     def write() -> str:
         write_all(CASES, TABLE)
-        return f"wrote {len(TABLE)} model files under {CASES.relative_to(ROOT)}"
+        write_all(HELDOUT, HELDOUT_TABLE)
+        return (
+            f"wrote {len(TABLE)} model files under {CASES.relative_to(ROOT)} and "
+            f"{len(HELDOUT_TABLE)} under {HELDOUT.relative_to(ROOT)}"
+        )
 
     return command_line(__doc__.splitlines()[0], differences, write)
 

@@ -651,6 +651,21 @@ TS_BERT = TorchScript(
     (("input_ids", "Tensor"), ("attention_mask", "Tensor")), root="__torch__.___torch_mangle_1.Bert"
 )
 TS_TEXT = TorchScript((("x", "Tensor"), ("texts", "List[str]")))
+TS_DICT = TorchScript(
+    (("inputs", "Dict[str, Tensor]"),),
+    root="__torch__.___torch_mangle_3.Encoder",
+    body='    _0 = inputs["input_ids"]\n'
+    '    _1 = torch.get(inputs, "attention_mask", torch.ones_like(_0))\n'
+    "    return torch.mul(_0, _1)\n",
+)
+TS_LABELS = TorchScript(
+    (("texts", "List[str]"),),
+    returns="List[str]",
+    body="    _0 = annotate(List[str], [])\n"
+    "    for _1 in range(torch.len(texts)):\n"
+    "      _2 = torch.append(_0, torch.upper(texts[_1]))\n"
+    "    return _0\n",
+)
 
 
 ARTIFACTS: dict[str, Spec] = {
@@ -840,6 +855,33 @@ ARTIFACTS: dict[str, Spec] = {
         "    _1 = torch.to(torch.sub(input0, input1, alpha=1), 3, False, False, None)\n"
         "    return (_0, _1)\n",
     ),
+    # forward() of another type than libtorch passes: a List[Tensor] argument fed a Tensor.
+    "PL674/fail_tensor_list_argument/m/1/model.pt": TorchScript(
+        (("frames", "List[Tensor]"),), body="    return torch.stack(frames)\n"
+    ),
+    # A Dict input, as torch.jit.script writes its reads (PL863).
+    "PL863/fail_key_not_a_config_name/m/1/model.pt": TS_DICT,
+    "PL863/fail_string_input_into_dict/m/1/model.pt": TS_DICT,
+    "PL863/fail_dict_of_string_lists/m/1/model.pt": TorchScript(
+        (("inputs", "Dict[str, List[str]]"),),
+        body='    return torch.tensor([torch.len(inputs["text"])])\n',
+    ),
+    "PL863/pass_keys_are_config_names/m/1/model.pt": TS_DICT,
+    # Returns the backend cannot send (PL864).
+    "PL864/fail_returns_dict/m/1/model.pt": TorchScript(
+        returns="Dict[str, Tensor]", body='    return {"logits": x}\n'
+    ),
+    "PL864/fail_tuple_with_tensor_list/m/1/model.pt": TorchScript(
+        returns="Tuple[Tensor, List[Tensor]]", body="    return (x, [x, x])\n"
+    ),
+    "PL864/pass_tuple_of_tensor_and_strings/m/1/model.pt": TorchScript(
+        (("x", "Tensor"), ("texts", "List[str]")),
+        returns="Tuple[Tensor, List[str]]",
+        body="    return (x, texts)\n",
+    ),
+    # A List[str] output on a model that batches requests (PL865).
+    "PL865/fail_strings_dynamic_batching/m/1/model.pt": TS_LABELS,
+    "PL865/pass_strings_no_batching/m/1/model.pt": TS_LABELS,
     # Files a reader refuses to inspect: entity declarations, a code file past the cap.
     "PL690/fail_xml_with_entities/m/1/model.xml": OpenVino(
         OV_XY.inputs, OV_XY.outputs, doctype=True

@@ -263,6 +263,28 @@ def test_torchscript_forward_from_code(
     assert [s.data_type for s in signature.inputs] == [None, "TYPE_STRING", None]
 
 
+def test_torchscript_types_and_dict_keys(gen: ModuleType, tmp_path: Path) -> None:
+    """Types as TorchScript writes them (and as libtorch prints them), and the keys forward()
+    reads from its Dict on every path (a read guarded by an `if` is left out)."""
+    path = tmp_path / "model.pt"
+    gen.TorchScript(
+        (("inputs", "Dict[str, Tensor]"),),
+        returns="Tuple[Tensor, List[Tensor], Optional[Tensor]]",
+        body='    _0 = inputs["input_ids"]\n'
+        '    if torch.__contains__(inputs, "mask"):\n'
+        '      _1 = inputs["mask"]\n'
+        "    else:\n"
+        "      _1 = _0\n"
+        '    return (torch.mul(_0, inputs["scale"]), [_0], None)\n',
+    ).write(path)
+    signature = read_torchscript(path, tmp_path)
+    assert signature.forward is not None and signature.forward[0].kind == "dict"
+    returns = signature.return_type
+    assert returns is not None and str(returns) == "Tuple[Tensor, List[Tensor], Optional[Tensor]]"
+    assert [a.c10 for a in returns.args] == ["Tensor", "Tensor[]", "Tensor?"]
+    assert [(k.key, k.line) for k in signature.dict_keys] == [("input_ids", 7), ("scale", 12)]
+
+
 def test_stack_global_pickles_name_the_root_class_too(tmp_path: Path, no_unpickling: None) -> None:
     """Protocol 4 pickles name classes with STACK_GLOBAL instead of GLOBAL."""
     pickled = (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pbtxt_lint.artifacts.torchscript import Returned, _returned
+from pbtxt_lint.artifacts.torchscript_code import Returned, _returned
 from pbtxt_lint.linter import lint
 from pbtxt_lint.rules.batching.timeouts import duration
 from pbtxt_lint.rules.features.label_contents import _index_offset, _split

@@ -21,7 +21,6 @@ stream, so a huge or hostile archive (a zip bomb) costs bounded time and memory.
 
 from __future__ import annotations
 
-import ast
 import io
 import pickletools
 import struct
@@ -39,8 +38,23 @@ from pbtxt_lint.artifacts.signature import (
     reason,
     stat_artifact,
 )
+from pbtxt_lint.artifacts.torchscript_code import (
+    DictKey,
+    Forward,
+    ForwardArg,
+    Returned,
+    TorchType,
+    read_forward,
+)
 
-__all__ = ["ForwardArg", "Returned", "TorchScriptSignature", "read_torchscript"]
+__all__ = [
+    "DictKey",
+    "ForwardArg",
+    "Returned",
+    "TorchScriptSignature",
+    "TorchType",
+    "read_torchscript",
+]
 
 MAX_ENTRIES = 200_000
 """More entries than a real model has (one per tensor storage); zipfile keeps each in memory."""
@@ -58,67 +72,6 @@ _ZIP64_LOCATOR = b"PK\x06\x07"
 _ZIP64_EOCD = b"PK\x06\x06"
 
 
-@dataclass(frozen=True)
-class ForwardArg:
-    """One argument of `forward` (self excluded), as the TorchScript source declares it."""
-
-    name: str
-    annotation: str
-    """As written ("Tensor", "List[str]", "Dict[str, Tensor]"); "Tensor" when absent."""
-
-    @property
-    def kind(self) -> str:
-        """libtorch's view: "tensor", "list", "dict" or "other" (refused by the backend)."""
-        base = self.annotation.split("[", 1)[0].strip().rsplit(".", 1)[-1]
-        return {"Tensor": "tensor", "List": "list", "list": "list", "Dict": "dict"}.get(
-            base, "dict" if base == "dict" else "other"
-        )
-
-    @property
-    def is_string_list(self) -> bool:
-        return self.annotation.replace(" ", "") in ("List[str]", "list[str]")
-
-
-SCALAR_TYPES = {
-    0: "TYPE_UINT8",
-    1: "TYPE_INT8",
-    2: "TYPE_INT16",
-    3: "TYPE_INT32",
-    4: "TYPE_INT64",
-    5: "TYPE_FP16",
-    6: "TYPE_FP32",
-    7: "TYPE_FP64",
-    11: "TYPE_BOOL",
-    15: "TYPE_BF16",
-}
-"""c10::ScalarType numbers, as TorchScript code writes dtypes (`torch.to(x, 5, ...)`), and
-the config type of each."""
-_CAST_METHODS = {
-    "half": "TYPE_FP16",
-    "float": "TYPE_FP32",
-    "double": "TYPE_FP64",
-    "bfloat16": "TYPE_BF16",
-    "long": "TYPE_INT64",
-    "int": "TYPE_INT32",
-    "short": "TYPE_INT16",
-    "char": "TYPE_INT8",
-    "byte": "TYPE_UINT8",
-    "bool": "TYPE_BOOL",
-}
-"""Tensor methods that convert to one element type (`x.half()`)."""
-MAX_TRACE = 64
-"""Assignments followed back from a returned value, at most."""
-
-
-@dataclass(frozen=True)
-class Returned:
-    """What the code shows about the element type of one value forward() returns."""
-
-    data_type: str | None = None
-    """The config type of a final cast (`torch.to(x, 5, ...)`, `x.half()`); None when the
-    code does not show it."""
-
-
 @dataclass(frozen=True, eq=False)
 class TorchScriptSignature(Signature):
     """What libtorch reads from a TorchScript file; inputs are forward()'s arguments."""
@@ -126,20 +79,40 @@ class TorchScriptSignature(Signature):
     not_torchscript: str = ""
     """Why libtorch refuses the file ("" for a TorchScript archive)."""
     root_class: str = ""
-    forward: tuple[ForwardArg, ...] | None = None
-    """None when forward() could not be found (see `problems`)."""
-    returns: str = ""
-    """forward()'s return annotation as written."""
-    output_count: int | None = None
-    """Values forward() returns: the Tuple's arity, 1 for a Tensor or List[str]."""
-    returned: tuple[Returned, ...] = ()
-    """Per returned value, what the code shows of its element type (empty when forward()
-    does not end in one return of a value or tuple)."""
+    code: Forward | None = None
+    """forward()'s code; None when it could not be found (see `problems`)."""
     code_file: str = ""
     """The archive entry holding forward() (`model/code/__torch__/net.py`)."""
     storages: frozenset[str] = frozenset()
     """The storage classes data.pkl names for the module's tensors (`HalfStorage` for a
     model exported after `model.half()`); empty when none is named in its first MiB."""
+
+    @property
+    def forward(self) -> tuple[ForwardArg, ...] | None:
+        """forward()'s arguments, self excluded; None when forward() was not read."""
+        return self.code.args if self.code is not None else None
+
+    @property
+    def returns(self) -> str:
+        """forward()'s return annotation as written."""
+        return self.code.returns if self.code is not None else ""
+
+    @property
+    def return_type(self) -> TorchType | None:
+        return self.code.return_type if self.code is not None else None
+
+    @property
+    def output_count(self) -> int | None:
+        """Values forward() returns: the Tuple's arity, 1 for a Tensor or List[str]."""
+        return self.code.output_count if self.code is not None else None
+
+    @property
+    def returned(self) -> tuple[Returned, ...]:
+        return self.code.returned if self.code is not None else ()
+
+    @property
+    def dict_keys(self) -> tuple[DictKey, ...]:
+        return self.code.dict_keys if self.code is not None else ()
 
 
 def read_torchscript(path: Path, model_dir: Path) -> TorchScriptSignature:
@@ -222,13 +195,12 @@ def _inspect(archive: zipfile.ZipFile, path: Path) -> TorchScriptSignature:
         return _uninspected(
             path, f"{code_name} is larger than {MAX_CODE_BYTES >> 20} MiB uncompressed", root
         )
-    forward = _forward(source, cls, path.parent)
-    if forward is None:
+    code = read_forward(source, cls, path.parent)
+    if code is None:
         return _uninspected(path, f"{code_name} has no readable {cls}.forward()", root)
-    args, returns, count, returned = forward
     inputs = tuple(
         TensorSpec(arg.name, "TYPE_STRING" if arg.is_string_list else None, arg.annotation, None)
-        for arg in args
+        for arg in code.args
     )
     return TorchScriptSignature(
         "torchscript",
@@ -237,10 +209,7 @@ def _inspect(archive: zipfile.ZipFile, path: Path) -> TorchScriptSignature:
         (),
         {"root_class": root},
         root_class=root,
-        forward=args,
-        returns=returns,
-        output_count=count,
-        returned=returned,
+        code=code,
         code_file=code_name,
         storages=_storages(head) if head is not None else frozenset(),
     )
@@ -338,161 +307,6 @@ def _storages(pickle_head: bytes) -> frozenset[str]:
     except Exception:  # genops raises on a head cut in the middle of an opcode
         pass
     return frozenset(found)
-
-
-def _forward(
-    source: bytes, cls: str, folder: Path
-) -> tuple[tuple[ForwardArg, ...], str, int | None, tuple[Returned, ...]] | None:
-    """forward()'s arguments (self dropped), return annotation, output count and what the
-    code shows of each returned value's type."""
-    try:
-        # On a syntax error CPython reads the failing line back from the file named
-        # `filename` (by default "<unknown>" in the working directory). The code comes
-        # from the archive, so name the archive's folder: it opens and yields no line.
-        tree = ast.parse(source, filename=str(folder))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls]
-    if not classes:
-        return None
-    methods = [
-        n
-        for n in classes[-1].body
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "forward"
-    ]
-    if not methods:
-        return None
-    function = methods[-1]
-    positional = [*function.args.posonlyargs, *function.args.args]
-    if positional and (
-        positional[0].arg == "self" or _text(positional[0].annotation).startswith("__torch__")
-    ):
-        positional = positional[1:]
-    args = tuple(ForwardArg(a.arg, _text(a.annotation) or "Tensor") for a in positional)
-    returns = _text(function.returns)
-    returned = _returned(function)
-    return args, returns, _output_count(function.returns), returned
-
-
-def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[Returned, ...]:
-    """The element type evidence of each value of forward()'s single, final return.
-
-    TorchScript code is straight-line Python in which most values are assigned once. A
-    returned name is followed back through single assignments in the function body to
-    the call that made it; a cast to a fixed type is evidence, anything else unknown.
-    """
-    try:
-        returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
-    except RecursionError:
-        return ()
-    last = function.body[-1] if function.body else None
-    if len(returns) != 1 or not isinstance(last, ast.Return) or last.value is None:
-        return ()
-    assigned: dict[str, ast.expr | None] = {}
-    for statement in function.body:
-        if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        once = name.id not in assigned and isinstance(target, ast.Name)
-                        value = statement.value if once else None
-                        assigned[name.id] = value if isinstance(statement, ast.Assign) else None
-        elif not isinstance(statement, ast.Expr | ast.Return | ast.Pass):
-            for node in ast.walk(statement):  # names bound inside if/for/with: unknown
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                    assigned[node.id] = None
-    value = last.value
-    values = value.elts if isinstance(value, ast.Tuple) else [value]
-    return tuple(_origin(v, assigned) for v in values)
-
-
-def _origin(node: ast.expr, assigned: dict[str, ast.expr | None]) -> Returned:
-    for _ in range(MAX_TRACE):
-        if isinstance(node, ast.Name):
-            value = assigned.get(node.id)
-            if value is None:
-                return Returned()  # an argument, a name bound twice or in a block
-            node = value
-            continue
-        if isinstance(node, ast.Call):
-            return Returned(_cast_type(node))
-        return Returned()
-    return Returned()
-
-
-def _cast_type(call: ast.Call) -> str | None:
-    """The config type a call converts its tensor to, if it is a cast to a fixed type."""
-    func = call.func
-    if not isinstance(func, ast.Attribute):
-        return None
-    on_torch = isinstance(func.value, ast.Name) and func.value.id == "torch"
-    if func.attr == "to":
-        candidates = list(call.args[1:3]) if on_torch else list(call.args[:2])
-        candidates += [k.value for k in call.keywords if k.arg == "dtype"]
-        for candidate in candidates:
-            if isinstance(candidate, ast.Constant) and type(candidate.value) is int:
-                return SCALAR_TYPES.get(candidate.value)
-            dtype = _dtype_attribute(candidate)
-            if dtype is not None:
-                return dtype
-        return None
-    if func.attr in _CAST_METHODS and not call.keywords:
-        if (on_torch and len(call.args) == 1) or (not on_torch and not call.args):
-            return _CAST_METHODS[func.attr]
-    return None
-
-
-_DTYPE_NAMES = {
-    "float16": "TYPE_FP16",
-    "half": "TYPE_FP16",
-    "float32": "TYPE_FP32",
-    "float": "TYPE_FP32",
-    "float64": "TYPE_FP64",
-    "double": "TYPE_FP64",
-    "bfloat16": "TYPE_BF16",
-    "int64": "TYPE_INT64",
-    "long": "TYPE_INT64",
-    "int32": "TYPE_INT32",
-    "int": "TYPE_INT32",
-    "int16": "TYPE_INT16",
-    "int8": "TYPE_INT8",
-    "uint8": "TYPE_UINT8",
-    "bool": "TYPE_BOOL",
-}
-
-
-def _dtype_attribute(node: ast.expr) -> str | None:
-    """`torch.float16` and its aliases, as a config type."""
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "torch"
-    ):
-        return _DTYPE_NAMES.get(node.attr)
-    return None
-
-
-def _text(node: ast.expr | None) -> str:
-    if node is None:
-        return ""
-    try:
-        return ast.unparse(node)
-    except (ValueError, RecursionError):
-        return ""
-
-
-def _output_count(node: ast.expr | None) -> int | None:
-    if node is None:
-        return None
-    if isinstance(node, ast.Subscript):
-        base = _text(node.value).rsplit(".", 1)[-1]
-        if base in ("Tuple", "tuple"):
-            return len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
-        if base in ("List", "list") and _text(node.slice) == "str":
-            return 1
-        return None
-    return 1 if _text(node).rsplit(".", 1)[-1] == "Tensor" else None
 
 
 def _what_instead(head: bytes) -> str:

@@ -32,7 +32,7 @@ from pbtxt_lint.repository.fs import FsError, is_inside, read_text_file
 from pbtxt_lint.repository.layout import CONFIG_NAME, CONFIGS_FOLDER
 from pbtxt_lint.rules.base import Check, EffectiveCheck, Finding, Rule, Stage, rule
 from pbtxt_lint.schema import DataType, ModelConfig
-from pbtxt_lint.targets import NEWEST, RELEASES, Release, introduced, newer_name
+from pbtxt_lint.targets import NEWEST, RELEASES, Release, Version, introduced, newer_name
 from pbtxt_lint.textproto.binder import ProblemKind, is_map, is_repeated
 from pbtxt_lint.textproto.checks import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath, Key
@@ -65,9 +65,11 @@ if TYPE_CHECKING:
     from pbtxt_lint.artifacts.elf import ElfInfo, NotElf, read_elf
     from pbtxt_lint.artifacts.onnx_signature import as_served, inference_note
     from pbtxt_lint.artifacts.openvino import OpenVinoSignature
+    from pbtxt_lint.artifacts.python_bls_exec import bls_execs
     from pbtxt_lint.artifacts.python_env import EnvListing, environment_key, list_environment
     from pbtxt_lint.artifacts.python_flow import analyse_flow
     from pbtxt_lint.artifacts.python_imports import ImportScan, ImportUse, scan_imports
+    from pbtxt_lint.artifacts.python_methods import bad_calls, model_class, non_list_returns
     from pbtxt_lint.artifacts.python_model import (
         AutoComplete,
         Completed,
@@ -92,7 +94,7 @@ if TYPE_CHECKING:
         releases_shipping,
         same_release,
     )
-    from pbtxt_lint.artifacts.torchscript import ForwardArg, TorchScriptSignature
+    from pbtxt_lint.artifacts.torchscript import ForwardArg, TorchScriptSignature, TorchType
     from pbtxt_lint.triton.python_stub import (
         SECURE_EXTRACTION_SINCE,
         container_modules,
@@ -155,6 +157,10 @@ DEFERRED: dict[str, str] = {
     "environment_key": "python_env",
     "list_environment": "python_env",
     "analyse_flow": "python_flow",
+    "bls_execs": "python_bls_exec",
+    "bad_calls": "python_methods",
+    "model_class": "python_methods",
+    "non_list_returns": "python_methods",
     "ImportScan": "python_imports",
     "ImportUse": "python_imports",
     "scan_imports": "python_imports",
@@ -185,6 +191,7 @@ DEFERRED: dict[str, str] = {
     "same_release": "tensorrt",
     "ForwardArg": "torchscript",
     "TorchScriptSignature": "torchscript",
+    "TorchType": "torchscript",
     "SECURE_EXTRACTION_SINCE": "triton.python_stub",
     "container_modules": "triton.python_stub",
     "default_stub_python": "triton.python_stub",
@@ -288,10 +295,14 @@ __all__ = [
     "Stage",
     "TensorSpec",
     "TorchScriptSignature",
+    "TorchType",
+    "Version",
     "analyse_flow",
     "as_served",
     "backend",
     "backend_of",
+    "bad_calls",
+    "bls_execs",
     "config_dims",
     "container_modules",
     "default_stub_python",
@@ -307,8 +318,10 @@ __all__ = [
     "known_versions",
     "leading_int",
     "list_environment",
+    "model_class",
     "model_label",
     "newer_name",
+    "non_list_returns",
     "parameter",
     "parse_bool",
     "read_elf",

@@ -240,7 +240,8 @@ def _unchecked(
 ) -> Backend:
     """A published backend whose config handling pbtxt-lint has not checked: which
     fields, parameters, devices and tensor facts it reads is unknown, so no rule says
-    that it ignores or refuses any of them."""
+    that it ignores or refuses any of them. A Python-based one runs on the python
+    backend, which accepts optional inputs (`PYTHON_ACCEPTS_OPTIONAL`)."""
     return Backend(
         name,
         published=published,
@@ -248,12 +249,18 @@ def _unchecked(
         python_based=python_based,
         example=example,
         completes_itself=completes_itself,
-        optional_inputs=optional_inputs,
+        optional_inputs=PYTHON_ACCEPTS_OPTIONAL if python_based else optional_inputs,
         reads_secondary_devices=None,
         reads_fields_known=False,
         fills_listed_types_known=False,
     )
 
+
+PYTHON_ACCEPTS_OPTIONAL = True
+"""Every Python-based backend (backends/<name>/model.py) runs on the python backend, whose
+model state is a BackendModel built with optional inputs allowed (python_backend
+src/python_be.cc, `ModelState::ModelState`: `BackendModel(triton_model, true /*
+allow_optional */)`)."""
 
 _SERVER_TEST = "server (src/test/{}: Triton's own test backend, built into its QA image only)"
 _EXAMPLE = "backend (examples/backends/{}: a tutorial backend)"

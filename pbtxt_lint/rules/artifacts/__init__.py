@@ -43,6 +43,8 @@ MODULES: tuple[str, ...] = (
     "model_shapes",
     "openvino",
     "savedmodel",
+    "python_methods",
+    "python_filename",
     "python_shapes",
     "python_omitted",
     "python_model",

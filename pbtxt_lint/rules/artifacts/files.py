@@ -69,6 +69,7 @@ def _near_miss(expected: str, names: Iterable[str]) -> str | None:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend=("pytorch", "python"),
 )
 def artifact_missing(context: ModelContext) -> Iterator[Finding]:
     """The backend opens `<model>/<version>/<default_model_filename>` (`model.onnx` by
@@ -161,6 +162,7 @@ def _missing(context: ModelContext, artifact: VersionArtifact) -> Finding:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="pytorch",
 )
 def artifact_unreadable(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime parses the whole file when the model loads; a truncated download,
@@ -209,6 +211,7 @@ def artifact_unreadable(context: ModelContext) -> Iterator[Finding]:
     "The model file is a Git LFS pointer, not the model.",
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="pytorch",
 )
 def artifact_lfs_pointer(context: ModelContext) -> Iterator[Finding]:
     """Git stores large files as small text pointers and fetches the content with

@@ -44,6 +44,7 @@ from pbtxt_lint.schema.model_config_pb2 import ModelOutput
     "model.py answers an output with a NumPy dtype other than the config's data_type.",
     triton="TritonModelException: NumPy dtype is not supported.",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
     """NumPy picks dtypes the config may not: `np.argmax` and `np.argsort` return
@@ -127,6 +128,7 @@ def _numpy_name(config_type: str) -> str:
     "model.py reshapes a batched input to the shape of one item: batches of 2 fail.",
     triton="ValueError: cannot reshape array of size <n> into shape (<dims>)",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_reshape_one_item(context: ModelContext) -> Iterator[Finding]:
     """With `max_batch_size` > 0 every input arrives with the batch axis first
@@ -172,6 +174,7 @@ def _batched_shape(io: ModelOutput, batch: int | None) -> str:
     "model.py answers a batching model's output without its batch axis.",
     triton="unexpected shape for input '<name>' for model '<model>'. Expected [-1,...], got [...]",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_output_drops_batch(context: ModelContext) -> Iterator[Finding]:
     """With `max_batch_size` > 0, each output must keep the batch axis the inputs came
@@ -231,6 +234,7 @@ def python_output_drops_batch(context: ModelContext) -> Iterator[Finding]:
     WARNING,
     "model.py answers an output with a rank other than the config's dims.",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_output_rank(context: ModelContext) -> Iterator[Finding]:
     """The answer has the shape of the array model.py returns, whatever the config

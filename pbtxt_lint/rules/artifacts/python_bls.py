@@ -25,6 +25,7 @@ from pbtxt_lint.rules.artifacts.python_common import line_span, python_models
     triton="Model <name> - Error when running inference: Failed for execute the inference "
     "request. Model '<name>' is not ready.",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_bls_unknown_model(context: ModelContext) -> Iterator[Finding]:
     """A BLS call names the model it runs; Triton looks the name up among the loaded
@@ -102,6 +103,7 @@ def _one_edit(a: str, b: str) -> bool:
     triton="Model <model> - Error when running inference: unexpected inference output "
     "'<name>' for model '<model>'",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_bls_unknown_tensor(context: ModelContext) -> Iterator[Finding]:
     """The called model's config decides the names a BLS request may use: inputs must
@@ -144,3 +146,61 @@ def python_bls_unknown_tensor(context: ModelContext) -> Iterator[Finding]:
                     if guess
                     else f"use the {kind} names of {call.model_name}'s config",
                 )
+
+
+@rule(
+    "PL655",
+    "python-bls-decoupled-callee",
+    WARNING,
+    "A BLS exec() without decoupled=True on a model that is decoupled: every call fails.",
+    triton="Model <name> - Error when running inference: Model <name> is using the decoupled. "
+    "The current BLS request call doesn't support models using the decoupled transaction "
+    "policy. Please use 'decoupled=True' argument to the 'exec' or 'async_exec' calls for "
+    "decoupled models.",
+    scope=Scope.MODEL_FILES,
+    backend="python",
+)
+def python_bls_decoupled_callee(context: ModelContext) -> Iterator[Finding]:
+    """`request.exec()` and `request.async_exec()` wait for exactly one response, so the
+    python backend refuses to run them on a decoupled model (an LLM served by vLLM or
+    TensorRT-LLM, a streaming Python model); `exec(decoupled=True)` returns an iterator
+    over its responses instead (python_backend src/request_executor.cc,
+    `RequestExecutor::Infer`). The call returns a response that carries this error and
+    no outputs (observed on tritonserver 2.51: code that reads the outputs then fails
+    with "Output tensor for inference response should not be empty."). The model
+    loads; every request that reaches the call fails.
+
+    Bad:
+        response = pb_utils.InferenceRequest(model_name="vllm_model", ...).exec()
+    Good:
+        for response in pb_utils.InferenceRequest(model_name="vllm_model", ...).exec(
+            decoupled=True
+        ):
+    """
+    # deferred: the reader of exec calls loads with the first model.py that sends BLS requests
+    from pbtxt_lint.rules.api import bls_execs
+
+    for model in python_models(context):
+        calls = {call.line: call for call in model.signature.execute_facts.bls}
+        for done in bls_execs(model.signature.module, frozenset(calls)):
+            name = calls[done.request_line].model_name
+            callee = context.workspace.model(name) if name else None
+            if done.decoupled is not False or callee is None or name == context.model.name:
+                continue
+            completed = callee.completed
+            config = completed.config
+            if config is None or not config.model_transaction_policy.decoupled:
+                continue
+            yield Finding(
+                f'{model.shown} line {done.line} runs a BLS request to "{name}" with exec() '
+                f'and no decoupled=True, but "{name}" is decoupled: the call answers with an '
+                f'error instead of outputs ("Model {name} - Error when running inference: Model '
+                f"{name} is using the decoupled. The current BLS request call doesn't support "
+                "models using the decoupled transaction policy. Please use 'decoupled=True' "
+                "argument to the 'exec' or 'async_exec' calls for decoupled models.\"), so "
+                "every request that reaches it fails or gets no output",
+                file=model.artifact.opened,
+                span=line_span(done.line),
+                hint="call exec(decoupled=True) and iterate over the responses it returns "
+                "(the last one carries the final flag)",
+            )

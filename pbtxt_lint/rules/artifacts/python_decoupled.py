@@ -27,6 +27,7 @@ _DECOUPLE = "model_transaction_policy { decoupled: true }"
     "A model that is not decoupled streams responses, or never sends the final flag.",
     triton="Unable to send response. Non-decoupled model cannot send more than one response.",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_sender_not_decoupled(context: ModelContext) -> Iterator[Finding]:
     """Streaming code (one `sender.send(response)` per token, in a loop) needs the
@@ -88,6 +89,7 @@ def _never_final(context: ModelContext, shown: str, opened: Path, line: int) -> 
     triton="Python model '<instance>' is using the decoupled mode and the execute function "
     "must return None.",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_decoupled_returns_responses(context: ModelContext) -> Iterator[Finding]:
     """In decoupled mode responses go through each request's response sender and
@@ -128,6 +130,7 @@ def python_decoupled_returns_responses(context: ModelContext) -> Iterator[Findin
     "A decoupled model that never sends TRITONSERVER_RESPONSE_COMPLETE_FINAL.",
     triton="(no message: the response stream never ends)",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_decoupled_no_final(context: ModelContext) -> Iterator[Finding]:
     """Each request of a decoupled model stays open until its sender sends the final

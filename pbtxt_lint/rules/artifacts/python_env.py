@@ -37,6 +37,7 @@ from pbtxt_lint.rules.artifacts.python_runtime import (
     triton="archive_read_open_filename() failed.",
     stage=LOAD,
     scope=Scope.FILES,
+    backend="python",
 )
 def python_env_unreadable(context: ModelContext) -> Iterator[Finding]:
     """The Python backend extracts the environment with libarchive, enabling only the
@@ -94,6 +95,7 @@ def python_env_unreadable(context: ModelContext) -> Iterator[Finding]:
     "contains '..'",
     stage=LOAD,
     scope=Scope.FILES,
+    backend="python",
 )
 def python_env_entry_escapes(context: ModelContext) -> Iterator[Finding]:
     """An entry with an absolute path, a `..` component, a path through a symbolic link
@@ -155,6 +157,7 @@ def python_env_entry_escapes(context: ModelContext) -> Iterator[Finding]:
     "an 'activate' script.",
     stage=LOAD,
     scope=Scope.FILES,
+    backend="python",
 )
 def python_env_activate_missing(context: ModelContext) -> Iterator[Finding]:
     """After extracting (or for a folder, directly) the backend requires
@@ -198,6 +201,7 @@ def python_env_activate_missing(context: ModelContext) -> Iterator[Finding]:
     WARNING,
     "The environment's Python is not the stub's, so the stub ignores the environment's packages.",
     scope=Scope.FILES,
+    backend="python",
 )
 def python_env_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     """The stub's Python takes the environment's `lib/python3.X/site-packages` only when
@@ -243,6 +247,7 @@ def python_env_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     triton="failed to load 'm' version 1: Internal: ModuleNotFoundError: No module named 'numpy'",
     stage=LOAD,
     scope=Scope.FILES,
+    backend="python",
 )
 def python_env_numpy_missing(context: ModelContext) -> Iterator[Finding]:
     """The stub imports `triton_python_backend_utils` before model.py, and that module

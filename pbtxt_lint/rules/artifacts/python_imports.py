@@ -41,6 +41,7 @@ WHEN = {
     triton="failed to load 'm' version 1: Internal: ModuleNotFoundError: No module named 'x'",
     stage=LOAD,
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_import_unresolved(context: ModelContext) -> Iterator[Finding]:
     """The stub imports model.py (and, through it, the modules beside it) with its own

@@ -54,6 +54,7 @@ def _line(line: int) -> Span | None:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
     """The Python backend imports `model.py` in its stub process; a syntax error fails
@@ -101,6 +102,7 @@ def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_model_class_missing(context: ModelContext) -> Iterator[Finding]:
     """The stub imports `model.py` and instantiates the class named exactly
@@ -141,6 +143,7 @@ def python_model_class_missing(context: ModelContext) -> Iterator[Finding]:
     stage=INFERENCE,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_execute_missing(context: ModelContext) -> Iterator[Finding]:
     """The model loads, but the stub calls `execute(requests)` for every batch of
@@ -179,6 +182,7 @@ def python_execute_missing(context: ModelContext) -> Iterator[Finding]:
     triton="AttributeError: 'NoneType' object has no attribute 'as_numpy'",
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
     """The Python backend never compares the code with the config, so a renamed tensor
@@ -352,6 +356,7 @@ def _auto_complete_outcomes(
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_auto_complete_fails(context: ModelContext) -> Iterator[Finding]:
     """With auto-complete on, the stub runs `TritonPythonModel.auto_complete_config`

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the flow loads with the first model.py
     "model.py answers some requests without a declared output it sends on other paths.",
     triton="missing required input(s) ['<name>']. Please provide all required input(s).",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_output_omitted(context: ModelContext) -> Iterator[Finding]:
     """A postprocessing step that appends CLASSES only `if len(keep):` answers an image

@@ -24,6 +24,7 @@ from pbtxt_lint.rules.artifacts.python_common import line_span, python_models
     triton="Number of InferenceResponse objects do not match the number of InferenceRequest "
     "objects. InferenceRequest(s) size is:<n>, and InferenceResponse(s) size is:1",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_one_response_for_many(context: ModelContext) -> Iterator[Finding]:
     """With dynamic (or sequence) batching on a model that batches, Triton hands
@@ -86,6 +87,7 @@ def python_one_response_for_many(context: ModelContext) -> Iterator[Finding]:
     triton="Number of InferenceResponse objects do not match the number of InferenceRequest "
     "objects. InferenceRequest(s) size is:1, and InferenceResponse(s) size is:0",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_request_without_response(context: ModelContext) -> Iterator[Finding]:
     """execute must return one response per request. When the loop over the requests
@@ -156,6 +158,7 @@ def python_request_without_response(context: ModelContext) -> Iterator[Finding]:
     "model.py uses an optional input without checking that the request sent it.",
     triton="AttributeError: 'NoneType' object has no attribute 'as_numpy'",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_optional_input_unchecked(context: ModelContext) -> Iterator[Finding]:
     """`optional: true` lets a request leave an input out; `get_input_tensor_by_name`
@@ -197,6 +200,7 @@ def python_optional_input_unchecked(context: ModelContext) -> Iterator[Finding]:
     "execute of a model that is not decoupled returns no responses and sends none.",
     triton="(no message: the request never completes)",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_execute_returns_nothing(context: ModelContext) -> Iterator[Finding]:
     """A model that is not decoupled answers by returning its list of responses from

@@ -18,7 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.rules.api import INFO, WARNING, Finding, ModelConfig, ModelContext, backend, rule
+from pbtxt_lint.rules.api import (
+    INFO,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    backend,
+    rule,
+)
 
 
 @rule(
@@ -27,6 +35,7 @@ from pbtxt_lint.rules.api import INFO, WARNING, Finding, ModelConfig, ModelConte
     WARNING,
     "Implicit state (sequence_batching.state) on a backend that does not keep it.",
     triton="(no message: the state input never holds the previous output)",
+    backend="python",
     effective=True,
 )
 def implicit_state_unsupported(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:

@@ -99,6 +99,7 @@ def _axes(axes: Sequence[int]) -> str:
     triton="unexpected shape for input '<name>' for model '<model>'. "
     "Expected [-1,128], got [1,256]",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_output_size_constant(context: ModelContext) -> Iterator[Finding]:
     """The Python backend sends the array model.py builds, whatever dims the config
@@ -209,6 +210,7 @@ def _constant_refusals(
     triton="unexpected shape for input '<name>' for model '<model>'. Expected [-1,3,224,224], "
     "got [1,3,224,299]",
     scope=Scope.MODEL_FILES,
+    backend="python",
 )
 def python_output_size_from_request(context: ModelContext) -> Iterator[Finding]:
     """A preprocessing step that resizes the short side to 224 and keeps the aspect

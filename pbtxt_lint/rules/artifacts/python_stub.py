@@ -36,6 +36,7 @@ from pbtxt_lint.rules.artifacts.python_runtime import (
     triton="<stub>: cannot execute binary file (the load then never completes)",
     stage=LOAD,
     scope=Scope.FILES,
+    backend="python",
 )
 def python_stub_unusable(context: ModelContext) -> Iterator[Finding]:
     """The backend runs `<model>/triton_python_backend_stub` instead of its own when the
@@ -96,6 +97,7 @@ def python_stub_unusable(context: ModelContext) -> Iterator[Finding]:
     "libpython3.X.so.1.0: cannot open shared object file: No such file or directory",
     stage=LOAD,
     scope=Scope.FILES,
+    backend="python",
 )
 def python_stub_libpython_missing(context: ModelContext) -> Iterator[Finding]:
     """The stub's ELF dynamic section names the `libpython3.X.so.1.0` the loader must

@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # the TorchScript reader loads with the first model.pt
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="pytorch",
 )
 def not_torchscript(context: ModelContext) -> Iterator[Finding]:
     """The libtorch backend loads `model.pt` with `torch::jit::load`, which needs a
@@ -170,6 +171,7 @@ def argument_of(torch: Torch) -> dict[int, ForwardArg]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="pytorch",
 )
 def torchscript_input_count(context: ModelContext) -> Iterator[Finding]:
     """libtorch compares forward()'s arguments (self excluded) with the config's inputs
@@ -226,6 +228,7 @@ def torchscript_input_count(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="pytorch",
 )
 def torchscript_input_binding(context: ModelContext) -> Iterator[Finding]:
     """libtorch binds config inputs to forward() arguments by argument name when every
@@ -328,6 +331,7 @@ def _index_problems(torch: Torch, names: list[str]) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="pytorch",
 )
 def torchscript_argument_type(context: ModelContext) -> Iterator[Finding]:
     """libtorch passes each config input to forward() as a Tensor (or a List[str] for
@@ -363,7 +367,7 @@ def torchscript_argument_type(context: ModelContext) -> Iterator[Finding]:
             yield Finding(
                 f"argument `{arg.name}: {arg.annotation}` of {torch.forward}() in {torch.file} "
                 'is neither a Tensor nor a List; Triton fails with "An input of type '
-                f"'{arg.annotation}' was detected in the model. Only a single input of type "
+                f"'{arg.type.c10}' was detected in the model. Only a single input of type "
                 'Dict(str, Tensor) or input(s) of type Tensor are supported."',
                 at=("input", index, "name") if index is not None else ("input",),
                 hint=f"make {arg.name} a Tensor (wrap scalars: torch.tensor([...]))",
@@ -376,21 +380,29 @@ def torchscript_argument_type(context: ModelContext) -> Iterator[Finding]:
     "PL674",
     "torchscript-string-argument",
     WARNING,
-    "A TYPE_STRING input bound to a Tensor argument, or a List[str] argument fed numbers.",
+    "A forward() argument of another type than libtorch passes it: List[str] for a "
+    "TYPE_STRING input, a Tensor for every other.",
+    triton="PyTorch execute failure: forward() Expected a value of type 'List[Tensor]' for "
+    "argument '<name>' but instead found type 'Tensor'.",
     stage=INFERENCE,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="pytorch",
 )
 def torchscript_string_argument(context: ModelContext) -> Iterator[Finding]:
     """libtorch hands a TYPE_STRING input to forward() as `List[str]` and every other
-    type as a Tensor. An argument annotated `List[str]` fed a numeric input, or a
-    Tensor argument fed TYPE_STRING, fails when TorchScript checks the argument types
-    at the first request.
+    type as a Tensor (`ModelInstanceState::SetInputTensors`). The load only checks that
+    each argument is a Tensor or some List, so an argument annotated `List[str]` fed a
+    numeric input, `List[Tensor]` or `List[int]` fed anything, or a Tensor argument fed
+    TYPE_STRING passes the load and fails when TorchScript checks the argument types,
+    on every request.
 
     Bad:
         input [ { name: "text" data_type: TYPE_STRING ... } ]   (forward(self, text: Tensor))
+        input [ { name: "x" data_type: TYPE_FP32 ... } ]        (forward(self, x: List[Tensor]))
     Good:
         input [ { name: "text" data_type: TYPE_STRING ... } ]   (forward(self, text: List[str]))
+        input [ { name: "x" data_type: TYPE_FP32 ... } ]        (forward(self, x: Tensor))
     """
 
     def check(torch: Torch) -> Iterator[Finding]:
@@ -398,21 +410,34 @@ def torchscript_string_argument(context: ModelContext) -> Iterator[Finding]:
             return
         for index, arg in argument_of(torch).items():
             io = torch.config.input[index]
+            if io.data_type == DataType.TYPE_INVALID or arg.kind not in ("tensor", "list"):
+                continue  # an argument of another kind fails the load (PL673)
             string = io.data_type == DataType.TYPE_STRING
-            if string == arg.is_string_list or io.data_type == DataType.TYPE_INVALID:
+            if arg.is_string_list if string else arg.kind == "tensor":
                 continue
-            wanted = "List[str]" if string else "a Tensor"
+            passed = "List[str]" if string else "Tensor"
             yield Finding(
-                f'input "{io.name}" is {type_name(io.data_type)}, so libtorch passes '
-                f"{wanted}, but it is bound to argument {arg.name}: {arg.annotation} of "
-                f"{torch.forward}(); TorchScript rejects the call on every request",
+                f'input "{io.name}" is {type_name(io.data_type)}, so libtorch passes a '
+                f"{passed}, but it is bound to argument {arg.name}: {arg.annotation} of "
+                f'{torch.forward}() in {torch.file}; every request fails with "PyTorch execute '
+                f"failure: forward() Expected a value of type '{arg.type}' for argument "
+                f"'{arg.name}' but instead found type '{passed}'.\"",
                 at=("input", index, "data_type"),
-                hint=f"annotate {arg.name}: List[str] in the model"
-                if string
-                else "data_type: TYPE_STRING (the argument is a List[str])",
+                hint=_argument_hint(arg, string),
             )
 
     yield from per_torch(context, check)
+
+
+def _argument_hint(arg: ForwardArg, string: bool) -> str:
+    if string:
+        return f"annotate {arg.name}: List[str] in the model"
+    if arg.is_string_list:
+        return "data_type: TYPE_STRING (the argument is a List[str])"
+    return (
+        f"take {arg.name} as one Tensor (stack the items on a new axis) and split it in "
+        "forward(); libtorch passes no List of Tensors"
+    )
 
 
 @rule(
@@ -425,6 +450,7 @@ def torchscript_string_argument(context: ModelContext) -> Iterator[Finding]:
     stage=INFERENCE,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="pytorch",
 )
 def torchscript_output_index(context: ModelContext) -> Iterator[Finding]:
     """TorchScript outputs have no names: libtorch binds config outputs by the index of

@@ -64,6 +64,7 @@ def _output_index(names: list[str], position: int) -> int | None:
     stage=Stage.INFERENCE,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="pytorch",
 )
 def torchscript_output_type(context: ModelContext) -> Iterator[Finding]:
     """libtorch compares the type of each tensor forward() returned with the output's

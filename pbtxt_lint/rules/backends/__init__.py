@@ -8,4 +8,4 @@ PL800-PL824 vLLM, PL825-PL859 TensorRT-LLM (the backend and its Python models),
 PL860-PL879 PyTorch, PL880-PL899 the other backends.
 """
 
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = ("pytorch_naming", "pytorch_forward", "pytorch_threads")

@@ -104,6 +104,7 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
     "unknown-backend-parameter",
     INFO,
     "A `parameters` key the model's backend does not read (often a typo or wrong case).",
+    backend=("pytorch", "python"),
     effective=True,
 )
 def unknown_backend_parameter(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:

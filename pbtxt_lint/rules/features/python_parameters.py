@@ -42,6 +42,7 @@ KEYWORD = "$$TRITON_MODEL_DIRECTORY"
     "FORCE_CPU_ONLY_INPUT_TENSORS other than `yes` or `no`.",
     triton="Incorrect value for FORCE_CPU_ONLY_INPUT_TENSORS: <v>'",
     stage=Stage.LOAD,
+    backend="python",
     effective=True,
 )
 def python_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
@@ -73,6 +74,7 @@ def python_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iter
     triton="Failed to get the canonical path for <path>.",
     stage=Stage.LOAD,
     scope=Scope.FILES,
+    backend="python",
     effective=True,
 )
 def python_execution_env_missing(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
@@ -119,6 +121,7 @@ def python_execution_env_missing(context: ModelContext, config: ModelConfig) -> 
     "EXECUTION_ENV_PATH relative, or with $$TRITON_MODEL_DIRECTORY after its start or before '..'.",
     triton="Failed to get the canonical path for <mangled path>.",
     stage=Stage.LOAD,
+    backend="python",
     effective=True,
 )
 def python_env_path_model_directory(

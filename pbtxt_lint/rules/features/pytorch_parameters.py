@@ -29,6 +29,7 @@ from pbtxt_lint.rules.features.common import bool_problem, int_problem, parser_p
     "A PyTorch (TorchScript) on/off or thread-count parameter the backend cannot parse.",
     triton="failed to convert '<v>' to boolean / failed to convert '<v>' to integral number",
     stage=Stage.LOAD,
+    backend="pytorch",
     effective=True,
 )
 def pytorch_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:

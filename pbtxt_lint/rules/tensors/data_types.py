@@ -82,6 +82,7 @@ def _data_type_problem(config: ModelConfig, tensor: Tensor) -> tuple[str, Severi
     "An input or output data type the model's backend cannot take.",
     triton="unsupported datatype <TYPE_X> for input '<name>' for model '<model>'",
     stage=Stage.LOAD,
+    backend=("pytorch", "python"),
     effective=True,
 )
 def data_type_unsupported_by_backend(

@@ -53,12 +53,12 @@ def _optional_problem(config: ModelConfig, model_input: ModelInput) -> tuple[str
                 ERROR,
             )
         return None
-    if supported:
-        return None
+    if supported or config.runtime.endswith(".py"):
+        return None  # runtime "model.py": a Python-based backend (PYTHON_ACCEPTS_OPTIONAL)
     return (
-        f"backend '{backend}' may not support optional inputs (C++ backends built on "
-        "Triton's BackendModel refuse them unless they opt in; Python-based backends "
-        "accept them)",
+        f"backend '{backend}' is not one pbtxt-lint knows: a C++ backend built on Triton's "
+        "BackendModel refuses optional inputs at load unless it opts in, while a "
+        f"Python-based one (backends/{backend}/model.py) accepts them",
         INFO,
     )
 
@@ -71,14 +71,18 @@ def _optional_problem(config: ModelConfig, model_input: ModelInput) -> tuple[str
     triton="'optional' is set to true for input '<name>' while the backend model doesn't "
     "support optional input",
     stage=Stage.LOAD,
+    backend="pytorch",
     effective=True,
 )
 def optional_input_unsupported(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Only backends that opt in accept `optional: true`: ONNX Runtime (and only with
     max_batch_size 0 and without allow_ragged_batch: "optional input '<name>' is not
-    supported for models that support batching"), Python and the identity backend.
-    TensorRT, PyTorch, OpenVINO, TensorFlow and DALI refuse the model when it loads.
-    Ensembles accept optional inputs. Other backends: a warning.
+    supported for models that support batching"), Python and every Python-based
+    backend (vLLM, a custom `backends/<name>/model.py`, a config with `runtime:
+    "model.py"`: they all run on the python backend, which allows them), TensorRT-LLM
+    and the identity backend. TensorRT, PyTorch, OpenVINO, TensorFlow and DALI refuse
+    the model when it loads. Ensembles accept optional inputs. A backend pbtxt-lint
+    does not know: info, since a C++ one may refuse them.
 
     Bad:
         backend: "tensorrt"

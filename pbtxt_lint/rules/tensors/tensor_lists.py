@@ -133,6 +133,7 @@ def duplicate_tensor_name(context: ModelContext, config: ModelConfig) -> Iterato
     "A model that declares no inputs or no outputs (and no backend completes them).",
     triton="model configuration must contain at least one input, none were specified.",
     stage=Stage.LOAD,
+    backend="pytorch",
     effective=True,
 )
 def no_inputs_or_outputs(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
