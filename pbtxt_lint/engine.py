@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, NoReturn
 
 from pbtxt_lint.analysis.context import ModelContext, ModelError, Scope, Workspace
 from pbtxt_lint.cache import Outcome
-from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
 from pbtxt_lint.repository.layout import (
     ModelFolder,
@@ -33,6 +32,7 @@ from pbtxt_lint.repository.layout import (
 from pbtxt_lint.rules.base import Finding, PlannedRule, Rule, Stage
 from pbtxt_lint.rules.meta import unused_suppression
 from pbtxt_lint.settings import Settings
+from pbtxt_lint.settings_files import known_rules
 from pbtxt_lint.storage import is_remote
 from pbtxt_lint.triton.autofill import is_ensemble
 
@@ -112,7 +112,7 @@ class _Plan:
     def runnable(self, context: ModelContext) -> _Runnable:
         """The active rules for a model like this one (stray folder?, config parsed?,
         effective config?, scopes), in their declared order; computed once per kind."""
-        stray, parsed, scopes = context.model.is_stray, context.config is not None, context.scopes
+        stray, parsed, scopes = context.folder.is_stray, context.config is not None, context.scopes
         effective = context.effective is not None
         key = (stray, parsed, effective, scopes)
         if key not in self._runnable:
@@ -133,7 +133,7 @@ class _Plan:
         errors first."""
         found: ModelError | None = None
         for planned in known_rules():
-            if planned.severity is not Severity.ERROR or planned.stray != context.model.is_stray:
+            if planned.severity is not Severity.ERROR or planned.stray != context.folder.is_stray:
                 continue
             if planned.needs_config and context.config is None:
                 continue
@@ -294,7 +294,7 @@ def _finish(
     suppressed = 0
     suppressions = _suppressions(context, plan)
     if suppressions is not None:
-        folder = context.model.path
+        folder = context.folder.path
         remaining = [d for d in kept if not suppressions.silences(d, folder)]
         suppressed = len(kept) - len(remaining)
         kept = remaining
@@ -339,7 +339,7 @@ def _unreported(context: ModelContext) -> Diagnostic | None:
         message=f"{more} in this file not shown: pbtxt-lint reports the first "
         f"{MAX_REPORTED} of a file Triton cannot read (Triton itself stops at the first)",
         path=config_file.path,
-        model=context.model.name,
+        model=context.folder.name,
         hint="fix the first ones and check again; a file this broken may not be a model "
         "configuration at all",
         stage="parse",
@@ -373,7 +373,7 @@ def _to_diagnostic(rule: Rule, context: ModelContext, finding: Finding) -> Diagn
         message=finding.message,
         path=path,
         span=span,
-        model=context.model.name,
+        model=context.folder.name,
         hint=finding.hint,
         fix=finding.fix,
         stage=(finding.stage or rule.stage).value,
@@ -385,7 +385,7 @@ def _locate(context: ModelContext, finding: Finding) -> tuple[Path, Span | None]
         return finding.file, finding.span
     config_file = context.config_file
     if config_file is None:
-        return context.model.path, None
+        return context.folder.path, None
     if finding.span is not None:
         return config_file.path, finding.span
     parsed = config_file.parsed

@@ -104,8 +104,10 @@ def lint(
         result.cached = len(outcomes)
     todo = [index for index in range(len(work)) if index not in outcomes]
     if todo:
-        from pbtxt_lint.config import known_rules  # deferred: a fully cached run needs no rule
         from pbtxt_lint.engine import lint_models
+        from pbtxt_lint.settings_files import (
+            known_rules,  # deferred: a fully cached run needs no rule
+        )
 
         linted = lint_models(targets, settings, rules or known_rules(), todo, jobs)
         outcomes.update(linted)

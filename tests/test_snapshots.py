@@ -18,11 +18,11 @@ import pytest
 from fixture_cases import Case, all_cases, materialize
 
 from pbtxt_lint.cli.check import check
-from pbtxt_lint.config import Options, resolve_settings
 from pbtxt_lint.diagnostics import Diagnostic, Fix
 from pbtxt_lint.fixes import fix_text
 from pbtxt_lint.linter import LintResult, lint
 from pbtxt_lint.paths import display_path
+from pbtxt_lint.settings_files import Options, resolve_settings
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 CASES = all_cases()

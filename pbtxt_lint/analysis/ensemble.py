@@ -120,7 +120,7 @@ def composing_config(context: ModelContext, effective: ModelConfig) -> Composing
 
 def _python_completes_itself(context: ModelContext, config: ModelConfig) -> bool:
     """Does a version's model file define `auto_complete_config` (run at load)?"""
-    folder = context.model
+    folder = context.folder
     for version in context.selection.versions:
         path = folder.path / str(version) / (config.default_model_filename or "model.py")
         try:
@@ -144,7 +144,7 @@ class ComposingModel:
 
     @property
     def folder(self) -> ModelFolder | None:
-        return self.context.model if self.context is not None else None
+        return self.context.folder if self.context is not None else None
 
     @property
     def exists(self) -> bool:
@@ -176,7 +176,7 @@ def describe_model(
         return ComposingModel(name, None)
     auto_complete = workspace.settings.auto_complete
     config = context.effective
-    if written_config(context.model, auto_complete) is None or config is None:
+    if written_config(context.folder, auto_complete) is None or config is None:
         return ComposingModel(name, context)
     versions = context.selection.versions
     if is_ensemble(config):
@@ -544,7 +544,7 @@ def build_graph(context: ModelContext) -> EnsembleGraph | None:
     parsed = context.parsed
     source_map = parsed.source_map if parsed else None
     return _assemble(
-        context.model.name,
+        context.folder.name,
         config,
         resolve,
         source_map,
@@ -556,7 +556,7 @@ def build_graph(context: ModelContext) -> EnsembleGraph | None:
 def graphs_running(context: ModelContext) -> list[EnsembleGraph]:
     """The graphs of the repository's ensembles that have a step running `context`'s
     model, in repository order (each graph built once per ensemble)."""
-    name = context.model.name
+    name = context.folder.name
     graphs = []
     for folder in context.repository.models.values():
         ensemble = context.workspace.context(folder)

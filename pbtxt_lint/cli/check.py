@@ -25,9 +25,9 @@ FORMATS = ("text", "json", "sarif", "github", "gitlab")
 
 if TYPE_CHECKING:
     from pbtxt_lint.baseline import Baseline
-    from pbtxt_lint.config import Resolved
     from pbtxt_lint.fixes import FixOutcome
     from pbtxt_lint.linter import LintResult
+    from pbtxt_lint.settings_files import Resolved
 
 
 def _usage_error(message: str) -> NoReturn:
@@ -190,7 +190,7 @@ def check(
 ) -> None:
     """Check model repositories, model folders or config.pbtxt files (default: .), on
     disk or in a bucket (s3://, gs://, as://)."""
-    from pbtxt_lint.config import ConfigError, Options, resolve_settings
+    from pbtxt_lint.settings_files import Options, SettingsError, resolve_settings
 
     if model_config_name is not None and not model_config_name:
         raise click.BadParameter("empty argument", param_hint="--model-config-name")
@@ -215,7 +215,7 @@ def check(
     targets = list(paths) or [Path(".")]
     try:
         groups = resolve_settings(targets, options, config_file)
-    except ConfigError as error:
+    except SettingsError as error:
         _usage_error(str(error))
     if show_settings:
         _show_settings(groups)
@@ -400,7 +400,7 @@ def _show_settings(groups: Sequence[Resolved]) -> None:
             click.echo()
         checked = ", ".join(str(p) for p in group.paths)
         click.echo(f"paths: {checked}")
-        click.echo(f"configuration file: {group.config_file or 'none found'}")
+        click.echo(f"configuration file: {group.settings_file or 'none found'}")
         width = max(len(key) for key in group.origins)
         for key, origin in group.origins.items():
             click.echo(f"  {key:<{width}}  {origin.value}  ({origin.source})")

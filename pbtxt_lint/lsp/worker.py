@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from pbtxt_lint.lsp.core import (
-    ConfigError,
     Diagnostic,
     Options,
     Settings,
+    SettingsError,
     Workspace,
     describe_model,
     lint,
@@ -82,7 +82,7 @@ def run_job(job: Job) -> Outcome:
             return TensorsOutcome()
     try:
         groups = resolve_settings([job.path], job.options)
-    except ConfigError as error:
+    except SettingsError as error:
         return LintOutcome(error=str(error))
     group = groups[0]
     try:
@@ -93,7 +93,7 @@ def run_job(job: Job) -> Outcome:
     if result.internal_errors:
         first = result.internal_errors[0]
         message = f"internal error in rule {first.rule}: {first.error} (please report this bug)"
-    return LintOutcome(result.diagnostics, group.settings, group.config_file, message)
+    return LintOutcome(result.diagnostics, group.settings, group.settings_file, message)
 
 
 def _tensors(job: TensorsJob) -> TensorsOutcome:

@@ -124,7 +124,7 @@ def config_dims(values: Iterable[int]) -> str:
 
 def model_label(model: ModelContext | str) -> str:
     """How a message names a model (a context, or a model's name): `model 'resnet'`."""
-    name = model if isinstance(model, str) else model.model.name
+    name = model if isinstance(model, str) else model.folder.name
     return f"model '{name}'"
 
 

@@ -92,12 +92,12 @@ def loaded(context: ModelContext, fmt: str) -> list[Any]:
 
 def shown_path(artifact: VersionArtifact, context: ModelContext) -> str:
     """`<model>/<version>/model.onnx`, the way the diagnostic's path shows it."""
-    return artifact.opened.relative_to(context.model.path.parent).as_posix()
+    return artifact.opened.relative_to(context.folder.path.parent).as_posix()
 
 
 def shorten_paths(text: str, context: ModelContext) -> str:
     """Shorten absolute paths in reader messages to `<model>/...`."""
-    return text.replace(f"{context.model.path.parent}{os.sep}", "")
+    return text.replace(f"{context.folder.path.parent}{os.sep}", "")
 
 
 def merge_versions(
@@ -337,7 +337,7 @@ def model_views(context: ModelContext) -> list[ModelView]:
     config = context.effective
     if config is None:
         return []
-    strict = context.strict
+    strict = not context.auto_complete
     views = [
         ModelView(
             artifact, signature, config, "openvino", signature.inputs, signature.outputs, strict

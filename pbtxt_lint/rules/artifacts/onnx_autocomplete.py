@@ -67,7 +67,7 @@ def non_tensor_io(context: ModelContext) -> Iterator[Finding]:
                 yield Finding(
                     f'{kind} "{spec.name}" of {shown_path(artifact, context)} is '
                     f"{spec.source_type} ({ort_io_type(spec)}), not a tensor; the ONNX Runtime "
-                    f"backend serves only tensors, so Triton fails to load '{context.model.name}'",
+                    f"backend serves only tensors, so Triton fails to load '{context.folder.name}'",
                     file=artifact.opened,
                     hint="change the model to take and return plain tensors (for example "
                     "concatenate a sequence into one tensor)",

@@ -145,7 +145,7 @@ def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
                 f"; {', '.join(not_optional)} is an initializer of the model: mark it "
                 "optional: true"
             )
-        if context.strict and not config.input:
+        if not context.auto_complete and not config.input:
             detail += " (with --disable-auto-complete-config nothing fills them in)"
         yield Finding(
             f'{detail}; Triton fails with "configuration expects {expected} inputs, model '
@@ -190,7 +190,7 @@ def data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
                 yield Finding(
                     f"{pair.label}: {view.file} declares it as {pair.spec.source_type}, which "
                     "has no Triton data type, so no config can serve it and Triton fails to "
-                    f"load '{context.model.name}'",
+                    f"load '{context.folder.name}'",
                     at=pair.at("data_type"),
                     hint=f"cast {pair.io.name} to a supported type inside the model (FLOAT, "
                     "FLOAT16, INT64, ...)",

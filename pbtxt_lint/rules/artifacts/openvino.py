@@ -100,7 +100,7 @@ def openvino_weights_missing(context: ModelContext) -> Iterator[Finding]:
                 yield Finding(
                     f"{shown_path(artifact, context)}: {problem.message}; OpenVINO fails to read "
                     f"the model, so Triton fails to load version {artifact.version} of "
-                    f"'{context.model.name}'",
+                    f"'{context.folder.name}'",
                     file=artifact.opened,
                     hint="copy the .bin that was exported with this .xml next to it",
                 )

@@ -40,7 +40,7 @@ def python_bls_unknown_model(context: ModelContext) -> Iterator[Finding]:
     Good:
         pb_utils.InferenceRequest(model_name="text-encoder", ...)
     """
-    others = [n for n in context.repository.models if n != context.model.name]
+    others = [n for n in context.repository.models if n != context.folder.name]
     for model in python_models(context):
         for call in model.signature.execute_facts.bls:
             name = call.model_name
@@ -119,7 +119,7 @@ def python_bls_unknown_tensor(context: ModelContext) -> Iterator[Finding]:
     for model in python_models(context):
         for call in model.signature.execute_facts.bls:
             callee = context.workspace.model(call.model_name) if call.model_name else None
-            if callee is None or callee.model.name == context.model.name:
+            if callee is None or callee.folder.name == context.folder.name:
                 continue
             completed = callee.completed
             config = completed.config
@@ -185,7 +185,7 @@ def python_bls_decoupled_callee(context: ModelContext) -> Iterator[Finding]:
         for done in bls_execs(model.signature.module, frozenset(calls)):
             name = calls[done.request_line].model_name
             callee = context.workspace.model(name) if name else None
-            if done.decoupled is not False or callee is None or name == context.model.name:
+            if done.decoupled is not False or callee is None or name == context.folder.name:
                 continue
             completed = callee.completed
             config = completed.config

@@ -88,7 +88,7 @@ def _python_models(context: ModelContext) -> list[PythonModel]:
         config = completed.config
         if config is None or completed.error is not None or not completed.io_known:
             continue
-        shown = artifact.opened.relative_to(context.model.path.parent).as_posix()
+        shown = artifact.opened.relative_to(context.folder.path.parent).as_posix()
         found.append(PythonModel(artifact, signature, config, model_tensors(config), shown))
     return found
 
@@ -133,7 +133,7 @@ def _consumers(context: ModelContext) -> dict[str, list[Consumer]]:
     found: dict[str, list[Consumer]] = {}
     for graph in graphs_running(context):
         ensemble = graph.config.name or graph.name
-        for step in graph.steps_running(context.model.name):
+        for step in graph.steps_running(context.folder.name):
             for write in step.writes:
                 for read in graph.readers_of(write):
                     assert read.step is not None

@@ -80,7 +80,7 @@ def python_env_unreadable(context: ModelContext) -> Iterator[Finding]:
     yield Finding(
         f"{env_where(context)} points to {ref.shown}, which the Python backend cannot extract: "
         f"{listing.problem}; it reads only gzip-compressed or plain tar archives, so "
-        f"'{context.model.name}' fails to load",
+        f"'{context.folder.name}' fails to load",
         at=ENV_AT,
         hint=hint,
     )
@@ -134,7 +134,7 @@ def python_env_entry_escapes(context: ModelContext) -> Iterator[Finding]:
     more = f" (and {listing.escape_count - 1} more)" if listing.escape_count > 1 else ""
     refused = target_server(context) >= SECURE_EXTRACTION_SINCE
     consequence = (
-        f"from 26.06 the backend refuses it, so '{context.model.name}' fails to load"
+        f"from 26.06 the backend refuses it, so '{context.folder.name}' fails to load"
         if refused
         else f"{release_label(context)} extracts it outside the environment folder (26.06 and "
         "later refuse the archive)"
@@ -189,7 +189,7 @@ def python_env_activate_missing(context: ModelContext) -> Iterator[Finding]:
         hint = "use a conda-pack archive or a conda environment, which has bin/activate"
     yield Finding(
         f"{env_where(context)} points to {ref.shown}, which has no bin/activate at its root"
-        f"{found}; the Python backend requires it, so '{context.model.name}' fails to load",
+        f"{found}; the Python backend requires it, so '{context.folder.name}' fails to load",
         at=ENV_AT,
         hint=hint,
     )
@@ -232,7 +232,7 @@ def python_env_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     yield Finding(
         f"{env_where(context)}: {ref.shown} is a Python 3.{listing.python} environment, but "
         f"{stub.source}; the stub does not read lib/python3.{listing.python}/site-packages, "
-        f"so '{context.model.name}' runs without the environment's packages",
+        f"so '{context.folder.name}' runs without the environment's packages",
         at=ENV_AT,
         hint=f"build the environment with Python {python_label(stub.python)}, or put a stub "
         f"built for Python 3.{listing.python} in the model folder",
@@ -273,7 +273,7 @@ def python_env_numpy_missing(context: ModelContext) -> Iterator[Finding]:
         f"{env_where(context)}: {ref.shown} has no numpy in "
         f"lib/python{python_label(sources.python)}"
         "/site-packages; the stub imports triton_python_backend_utils, which imports "
-        f"numpy, before model.py, so '{context.model.name}' fails to load",
+        f"numpy, before model.py, so '{context.folder.name}' fails to load",
         at=ENV_AT,
         hint="install numpy in the environment (numpy<2 for Triton releases up to 25.x) "
         "and pack it again",

@@ -100,7 +100,7 @@ def _judge(
         return None  # a missing numpy fails the stub before model.py (PL687 says so)
     if sources.host is not None and top in sources.host:
         return None
-    model = context.model.name
+    model = context.folder.name
     moment, later, stage = WHEN[use.when]
     python = f"Python {python_label(sources.python)}" if sources.python else "the stub's Python"
     other = _stdlib_versions(top) if sources.python is not None else ""
@@ -156,7 +156,7 @@ def _judge(
 
 
 def _shown_file(context: ModelContext, use: ImportUse) -> str:
-    return Path(os.path.relpath(use.file, context.model.path.parent)).as_posix()
+    return Path(os.path.relpath(use.file, context.folder.path.parent)).as_posix()
 
 
 def _in(use: ImportUse) -> str:
@@ -172,7 +172,7 @@ def _judge_relative(context: ModelContext, scan: ImportScan, use: ImportUse) -> 
     folder; a second dot leaves it."""
     if use.via or use.file != scan.model:
         return None  # a local module's package depends on how it was imported
-    model = context.model.name
+    model = context.folder.name
     moment, later, stage = WHEN[use.when]
     statement = f"from {'.' * use.level}{use.module} import {', '.join(use.names)}"
     fails = f", so Triton fails to load '{model}'" if use.when == "load" else ""

@@ -75,7 +75,7 @@ def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
         message = (
             f"{shown_path(artifact, context)} does not parse ({signature.syntax_error}, Python "
             f"{version}); the stub fails to import it, so Triton fails to load "
-            f"'{context.model.name}'"
+            f"'{context.folder.name}'"
         )
         if newer:
             message += (
@@ -126,7 +126,7 @@ def python_model_class_missing(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"{shown_path(artifact, context)} defines no TritonPythonModel class{found}; the stub "
             f"looks that class up after importing the file, so Triton fails to load "
-            f"'{context.model.name}'",
+            f"'{context.folder.name}'",
             file=artifact.opened,
             hint=f"rename class {near} to TritonPythonModel"
             if near
@@ -164,7 +164,7 @@ def python_execute_missing(context: ModelContext) -> Iterator[Finding]:
         near = suggest("execute", methods, cutoff=0.6)
         yield Finding(
             f"class TritonPythonModel in {shown_path(artifact, context)} has no execute method; "
-            f"'{context.model.name}' loads but every request fails with \"Python model "
+            f"'{context.folder.name}' loads but every request fails with \"Python model "
             f'{artifact.opened.name} does not implement `execute` method."',
             file=artifact.opened,
             span=_line(signature.class_line),
@@ -338,7 +338,7 @@ def _auto_complete_outcomes(
 ) -> Iterator[tuple[VersionArtifact, AutoComplete, Outcome]]:
     """Each model.py's literal auto_complete_config, emulated on the config (not strict)."""
     config = context.effective
-    if context.strict or config is None:
+    if not context.auto_complete or config is None:
         return
     for artifact, signature in _python(context):
         function = signature.auto_complete
@@ -382,7 +382,7 @@ def python_auto_complete_fails(context: ModelContext) -> Iterator[Finding]:
             continue
         yield Finding(
             f"auto_complete_config in {shown_path(artifact, context)} fails against this config: "
-            f"Triton fails to load '{context.model.name}' with \"{outcome.message}\"",
+            f"Triton fails to load '{context.folder.name}' with \"{outcome.message}\"",
             file=artifact.opened,
             span=_line(outcome.line),
             hint="make config.pbtxt agree with what auto_complete_config sets (or remove the "
@@ -427,7 +427,7 @@ def python_auto_complete_overrides(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"auto_complete_config in {shown_path(artifact, context)} {'; '.join(changes)}; "
             f"Triton serves that completed config (see `pbtxt-lint complete "
-            f"{context.model.name}`)",
+            f"{context.folder.name}`)",
             file=artifact.opened,
             span=_line(function.line),
             hint="write these fields in config.pbtxt so that it shows what Triton serves",

@@ -117,7 +117,7 @@ def _ensemble_effect(context: ModelContext, output: str) -> str:
 
     for graph in graphs_running(context):
         returned = {io.tensor for io in graph.outputs}
-        for step in graph.steps_running(context.model.name):
+        for step in graph.steps_running(context.folder.name):
             for write in step.writes:
                 if write.port == output and write.tensor in returned:
                     return (

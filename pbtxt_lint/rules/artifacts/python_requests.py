@@ -224,7 +224,7 @@ def python_execute_returns_nothing(context: ModelContext) -> Iterator[Finding]:
         if facts.returns_value or facts.sender_lines or facts.sends:
             continue
         yield Finding(
-            f"{model.shown}: execute (line {facts.line}) of '{context.model.name}', which is "
+            f"{model.shown}: execute (line {facts.line}) of '{context.folder.name}', which is "
             "not decoupled, returns no responses and sends none: every request waits for an "
             "answer that never comes, until the client times out",
             file=model.artifact.opened,

@@ -77,7 +77,7 @@ def env_ref(context: ModelContext) -> EnvRef | None:
     if not value:
         return None
     keyword_at = value.find(KEYWORD)
-    model_dir = context.model.path
+    model_dir = context.folder.path
     if keyword_at >= 0:
         opened = value[:keyword_at] + str(model_dir) + value[2 * keyword_at + len(KEYWORD) :]
     elif value.startswith("/"):
@@ -145,7 +145,7 @@ class Stub:
 def stub_of(context: ModelContext) -> Stub:
     from pbtxt_lint.rules.api import default_stub_python
 
-    path = context.model.path / STUB_NAME
+    path = context.folder.path / STUB_NAME
     if os.path.lexists(path) and os.path.exists(path):  # the backend's FileExists: stat()
         if not is_inside(context.repository.root, path):
             return Stub(path, None, "", None, "")

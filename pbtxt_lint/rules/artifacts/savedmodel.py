@@ -64,7 +64,7 @@ def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f'{shown_path(artifact, context)} has no MetaGraph tagged "{tag}" (its tags: '
             f'{", ".join(tags) or "none"}); Triton fails with "unable to load model '
-            f"'{context.model.name}', expected '{tag}' tag\"",
+            f"'{context.folder.name}', expected '{tag}' tag\"",
             file=artifact.opened,
             hint="export with tags=['serve'], or set parameters { key: \"TF_GRAPH_TAG\" "
             f'value {{ string_value: "{tags[0]}" }} }}'
@@ -113,7 +113,7 @@ def savedmodel_signature_missing(context: ModelContext) -> Iterator[Finding]:
             yield Finding(
                 f"{shown_path(artifact, context)} has no serving signature (its signatures: "
                 f"{listed}), so Triton cannot map config tensors to the graph and fails to "
-                f"load '{context.model.name}'",
+                f"load '{context.folder.name}'",
                 file=artifact.opened,
                 hint="export with tf.saved_model.save(model, path, "
                 "signatures={'serving_default': ...})",

@@ -65,7 +65,7 @@ def not_torchscript(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"{shown_path(artifact, context)} is not TorchScript: {signature.not_torchscript}; "
             'libtorch fails with "PytorchStreamReader failed locating file constants.pkl", '
-            f"so Triton fails to load '{context.model.name}'",
+            f"so Triton fails to load '{context.folder.name}'",
             file=artifact.opened,
             hint='serve it with platform: "torch_aoti" and name it model.pt2'
             if pt2

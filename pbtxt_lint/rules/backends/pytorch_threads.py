@@ -47,7 +47,7 @@ def _others(context: ModelContext, key: str) -> list[tuple[str, int]]:
     """(model, count) of the other PyTorch models of the repository that set `key`."""
     found = []
     for name in sorted(context.repository.models):
-        if name == context.model.name:
+        if name == context.folder.name:
             continue
         other = context.workspace.model(name)
         config = other.effective if other is not None else None

@@ -100,7 +100,7 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
     if BATCH_STRATEGY_PATH not in config.parameters:
         return
     value = config.parameters[BATCH_STRATEGY_PATH].string_value
-    name = context.model.name
+    name = context.folder.name
     at: FieldPath = ("parameters", Key(BATCH_STRATEGY_PATH), "value", "string_value")
     if not value:
         yield Finding(
@@ -135,8 +135,8 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
         return
     if context.settings.config_only:
         return  # the library itself is a file beside the config: not read
-    model_root = context.model.path.resolve()
-    located = [context.model.path.joinpath(*parts) for parts in candidates]
+    model_root = context.folder.path.resolve()
+    located = [context.folder.path.joinpath(*parts) for parts in candidates]
     inside = [path for path in located if is_inside(model_root, path)]
     if any(path.is_file() for path in inside):
         return
@@ -149,7 +149,7 @@ def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[
             hint="put the library itself (not a link to it) inside the model folder",
         )
         return
-    shown = inside[0].relative_to(context.model.repository)
+    shown = inside[0].relative_to(context.folder.repository)
     yield Finding(
         f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} does not exist ('{shown}' is "
         "missing from the repository); Triton fails to load the model with 'Batching "

@@ -65,7 +65,7 @@ def initial_state_incomplete(context: ModelContext, config: ModelConfig) -> Iter
                   initial_state: { name: "zeros" data_type: TYPE_FP32 dims: [ 4 ]
                                    zero_data: true } } ]
     """
-    name = context.model.name
+    name = context.folder.name
     for path, state in states(config):
         count = len(state.initial_state)
         if count > 1:
@@ -120,7 +120,7 @@ def initial_state_mismatch(context: ModelContext, config: ModelConfig) -> Iterat
                   initial_state: { name: "init" data_type: TYPE_FP32 dims: [ 1, 4 ]
                                    zero_data: true } } ]
     """
-    name = context.model.name
+    name = context.folder.name
     for path, state, initial in _initial_states(config):
         subject = f"initial_state of state '{state.input_name}' ({model_label(name)})"
         if initial.data_type != state.data_type:
@@ -188,14 +188,14 @@ def initial_state_data_file(context: ModelContext, config: ModelConfig) -> Itera
         initial_state: { name: "init" data_type: TYPE_FP32 dims: [ 4 ] data_file: "init.bin" }
         m/initial_state/init.bin (16 bytes)
     """
-    folder = context.model.path / INITIAL_STATE_FOLDER
+    folder = context.folder.path / INITIAL_STATE_FOLDER
     for path, state, initial in _initial_states(config):
         if initial.WhichOneof("state_data") != "data_file":
             continue
         data_file = folder / initial.data_file.lstrip("/")
         if not is_inside(context.repository.root, data_file):
             continue  # never read outside the repository
-        shown = data_file.relative_to(context.model.repository)
+        shown = data_file.relative_to(context.folder.repository)
         subject = (
             f"initial_state data_file '{initial.data_file}' of state '{state.input_name}' "
             f"({model_label(context)})"
@@ -214,7 +214,7 @@ def initial_state_data_file(context: ModelContext, config: ModelConfig) -> Itera
             yield Finding(
                 f"{subject} {problem.format(shown)}",
                 at=path + ("data_file",),
-                hint=f"put the file in {context.model.name}/{INITIAL_STATE_FOLDER}/ (not in "
+                hint=f"put the file in {context.folder.name}/{INITIAL_STATE_FOLDER}/ (not in "
                 "the version folder)",
             )
             continue

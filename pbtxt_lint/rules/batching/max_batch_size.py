@@ -37,7 +37,7 @@ def _model_file_mentions(context: ModelContext, text: str) -> bool:
     for version in context.selection.versions:
         try:
             source = read_text_file(
-                context.repository.root, context.model.path / str(version) / filename
+                context.repository.root, context.folder.path / str(version) / filename
             )
         except FsError:
             continue
@@ -49,7 +49,7 @@ def _model_file_mentions(context: ModelContext, text: str) -> bool:
 def _python_caveat(context: ModelContext, python_call: str) -> str:
     """A message clause for a Python model whose model.py pbtxt-lint did not read."""
     effective = context.effective
-    if effective is None or context.strict:
+    if effective is None or not context.auto_complete:
         return ""
     entry = BACKENDS.get(effective.backend)
     if entry is None or not entry.completes_in_model_py:
@@ -69,7 +69,7 @@ def _backend_completes(context: ModelContext, python_call: str) -> bool:
     `python_call` is the `pb_utils.ModelConfig` method a Python model would call.
     """
     effective = context.effective
-    if effective is None or context.strict:
+    if effective is None or not context.auto_complete:
         return False
     entry = BACKENDS.get(effective.backend)
     if entry is None:

@@ -145,7 +145,7 @@ def preferred_batch_size_ineffective(context: ModelContext) -> Iterator[Finding]
     config = context.config
     if config is None or config.max_batch_size <= 0:
         return  # no batching at all: PL303 and PL320 speak about that
-    name = context.model.name
+    name = context.folder.name
     for path, what, sizes, delay in _written_preferred(context, config):
         repeated = sorted(size for size, count in Counter(sizes).items() if count > 1)
         for size in repeated:

@@ -121,7 +121,7 @@ def preserve_ordering_conflict(context: ModelContext, config: ModelConfig) -> It
     batching = config.dynamic_batching
     if not batching.preserve_ordering:
         return
-    name = context.model.name
+    name = context.folder.name
     if batching.priority_levels > 1:
         yield Finding(
             f"{model_label(name)} sets dynamic_batching.preserve_ordering with priority_levels "
@@ -164,7 +164,7 @@ def priority_settings_ignored(context: ModelContext, config: ModelConfig) -> Ite
     batching = config.dynamic_batching
     if batching.priority_levels != 0:
         return
-    name = context.model.name
+    name = context.folder.name
     if batching.default_priority_level:
         yield Finding(
             f"dynamic_batching.default_priority_level {batching.default_priority_level} of "

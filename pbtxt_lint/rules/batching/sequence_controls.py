@@ -99,7 +99,7 @@ def control_input_name(context: ModelContext, config: ModelConfig) -> Iterator[F
         elif control_input.name in seen:
             yield Finding(
                 f"sequence_batching.control_input '{control_input.name}' of model "
-                f"'{context.model.name}' is listed twice; Triton refuses the model",
+                f"'{context.folder.name}' is listed twice; Triton refuses the model",
                 at=path + ("name",),
                 hint="merge the two entries into one control_input with several controls",
             )
@@ -141,7 +141,7 @@ def control_kind_repeated(context: ModelContext, config: ModelConfig) -> Iterato
         earlier = "again" if first[kind] == tensor else f"after tensor '{first[kind]}'"
         yield Finding(
             f"{_kind_name(kind)}{implicit} is given for tensor '{tensor}' of model "
-            f"'{context.model.name}' {earlier}; Triton allows one tensor per control kind "
+            f"'{context.folder.name}' {earlier}; Triton allows one tensor per control kind "
             "and refuses the model",
             at=path + ("kind",),
             hint="remove the repeated control, or give it the kind you meant",
@@ -169,7 +169,7 @@ def boolean_control_values(context: ModelContext, config: ModelConfig) -> Iterat
     Good:
         control [ { kind: CONTROL_SEQUENCE_READY int32_false_true: [ 0, 1 ] } ]
     """
-    name = context.model.name
+    name = context.folder.name
     for path, tensor, control in _controls(config):
         if control.kind not in BOOLEAN_KINDS:
             continue
@@ -223,7 +223,7 @@ def corrid_control(context: ModelContext, config: ModelConfig) -> Iterator[Findi
     Good:
         control [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64 } ]
     """
-    name = context.model.name
+    name = context.folder.name
     for path, tensor, control in _controls(config):
         if control.kind != CORRID:
             continue
@@ -273,7 +273,7 @@ def control_input_without_control(context: ModelContext, config: ModelConfig) ->
         if control_input.name and not control_input.control:
             yield Finding(
                 f"sequence_batching.control_input '{control_input.name}' of model "
-                f"'{context.model.name}' has no control; Triton never fills this tensor",
+                f"'{context.folder.name}' has no control; Triton never fills this tensor",
                 at=SEQ + ("control_input", i, "name"),
                 hint="add control [ { kind: CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] "
                 "} ] (or the kind you meant), or remove the entry",

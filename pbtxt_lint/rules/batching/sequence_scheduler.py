@@ -77,7 +77,7 @@ def slot_utilization_out_of_range(context: ModelContext, config: ModelConfig) ->
     if value < 0.0 or value > 1.0:
         yield Finding(
             f"sequence_batching.direct.minimum_slot_utilization of model "
-            f"'{context.model.name}' is {value:g}, not a fraction between 0 and 1; Triton "
+            f"'{context.folder.name}' is {value:g}, not a fraction between 0 and 1; Triton "
             "refuses the model",
             at=SEQ + ("direct", "minimum_slot_utilization"),
             hint="give a fraction of the slots, e.g. 0.5 for half of them",
@@ -140,7 +140,7 @@ def sequence_idle_zero(context: ModelContext) -> Iterator[Finding]:
     if written(context, path):
         yield Finding(
             f"sequence_batching.max_sequence_idle_microseconds 0 of model "
-            f"'{context.model.name}' means the default, 1 s, not 'no timeout'",
+            f"'{context.folder.name}' means the default, 1 s, not 'no timeout'",
             at=path,
             hint="write the idle time you want in microseconds (e.g. 60000000 for a minute)",
         )

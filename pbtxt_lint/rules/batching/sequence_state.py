@@ -48,7 +48,7 @@ def duplicate_state(context: ModelContext, config: ModelConfig) -> Iterator[Find
         state [ { input_name: "S" output_name: "S_OUT" data_type: TYPE_FP32 dims: [ 4 ] },
                 { input_name: "T" output_name: "T_OUT" data_type: TYPE_FP32 dims: [ 4 ] } ]
     """
-    name = context.model.name
+    name = context.folder.name
     initialised: set[str] = set()
     inputs: set[str] = set()
     outputs: set[str] = set()
@@ -91,7 +91,7 @@ def _non_gpu_instances(
     unknown (`--gpus` not given).
     """
     gpus = context.settings.gpus
-    name = context.model.name
+    name = context.folder.name
     if not config.instance_group:
         if config.backend == "openvino":
             yield (

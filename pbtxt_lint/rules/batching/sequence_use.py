@@ -69,7 +69,7 @@ def _follows_sequences(context: ModelContext, config: ModelConfig) -> bool | Non
 def _in_sequence_pipeline(context: ModelContext) -> bool:
     """Whether an ensemble of the repository runs this model next to a step that uses
     sequence batching: the ensemble's requests then carry sequence IDs anyway."""
-    name = context.model.name
+    name = context.folder.name
     workspace = context.workspace
     for other in context.repository.models:
         ensemble = workspace.model(other)
@@ -126,7 +126,7 @@ def sequence_batching_unused(context: ModelContext) -> Iterator[Finding]:
         return  # a custom backend may follow sequences through the backend API
     if _in_sequence_pipeline(context):
         return
-    name = context.model.name
+    name = context.folder.name
     what = (
         "model.py never asks a request for its correlation ID or flags"
         if backend == ("python")

@@ -99,7 +99,7 @@ def sequence_idle_timeout_short(context: ModelContext, config: ModelConfig) -> I
     path = SEQ + ("max_sequence_idle_microseconds",)
     if not written(context, path) or idle <= 0 or idle >= SHORTEST_IDLE_US:
         return
-    name = context.model.name
+    name = context.folder.name
     yield Finding(
         f"sequence_batching.max_sequence_idle_microseconds {idle} of {model_label(name)} is "
         f"{duration(idle)}: Triton frees a sequence {duration(idle)} after its last request "
@@ -137,7 +137,7 @@ def sequence_idle_default(context: ModelContext) -> Iterator[Finding]:
     path = SEQ + ("max_sequence_idle_microseconds",)
     if config is None or not _sequence_clients(config) or written(context, path):
         return
-    name = context.model.name
+    name = context.folder.name
     yield Finding(
         f"{model_label(name)} uses sequence batching without max_sequence_idle_microseconds, so "
         f"Triton frees a sequence {duration(DEFAULT_IDLE_US)} after its last request: a "
@@ -199,7 +199,7 @@ def queue_timeout_rejects(context: ModelContext, config: ModelConfig) -> Iterato
     """
     if not config.HasField("dynamic_batching"):
         return
-    name = context.model.name
+    name = context.folder.name
     delay = config.dynamic_batching.max_queue_delay_microseconds
     waits = _first_batch_waits(config)
     for path, what, policy in _policies(config):

@@ -64,7 +64,7 @@ def ensemble_finding(
     return Finding(
         message,
         at=at,
-        hint=f"{hint}; see `pbtxt-lint graph {context.model.name}`",
+        hint=f"{hint}; see `pbtxt-lint graph {context.folder.name}`",
         fix=fix,
         severity=severity,
         marks=tuple(marks),

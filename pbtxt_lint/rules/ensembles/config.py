@@ -107,7 +107,7 @@ def ensemble_without_scheduling(context: ModelContext, config: ModelConfig) -> I
     )
     yield ensemble_finding(
         context,
-        f"ensemble '{context.model.name}' has no ensemble_scheduling block{detail}",
+        f"ensemble '{context.folder.name}' has no ensemble_scheduling block{detail}",
         (other,) if other else ("platform",),
         "add ensemble_scheduling { step [ ... ] } with the steps to run",
     )
@@ -136,7 +136,7 @@ def ensemble_with_backend(context: ModelContext, config: ModelConfig) -> Iterato
         return
     yield ensemble_finding(
         context,
-        f"ensemble '{context.model.name}' sets backend '{config.backend}'; an ensemble must "
+        f"ensemble '{context.folder.name}' sets backend '{config.backend}'; an ensemble must "
         "have no backend",
         ("backend",),
         "delete the backend line",
@@ -183,7 +183,7 @@ def ensemble_forbidden_field(context: ModelContext, config: ModelConfig) -> Iter
         if present:
             yield ensemble_finding(
                 context,
-                f"ensemble '{context.model.name}' sets {field_name}; Triton refuses "
+                f"ensemble '{context.folder.name}' sets {field_name}; Triton refuses "
                 f"{what} on an ensemble",
                 (field_name,),
                 f"move {field_name} to the composing models that need it",
@@ -213,7 +213,7 @@ def ensemble_no_steps(context: ModelContext, config: ModelConfig) -> Iterator[Fi
         return
     yield ensemble_finding(
         context,
-        f"ensemble '{context.model.name}' has no step",
+        f"ensemble '{context.folder.name}' has no step",
         ("ensemble_scheduling",),
         'add step [ { model_name: "<model>" model_version: -1 input_map { ... } '
         "output_map { ... } } ]",

@@ -164,7 +164,7 @@ def execution_accelerator_invalid(context: ModelContext, config: ModelConfig) ->
         if accelerator.name not in CPU_ACCELERATORS:
             yield Finding(
                 f"cpu_execution_accelerator '{accelerator.name}' of ONNX Runtime model "
-                f"'{context.model.name}' is unknown; ONNX Runtime accepts only 'openvino' there",
+                f"'{context.folder.name}' is unknown; ONNX Runtime accepts only 'openvino' there",
                 at=(*base, "cpu_execution_accelerator", index, "name"),
                 hint='use name: "openvino", or delete the accelerator',
             )
@@ -182,7 +182,7 @@ def execution_accelerator_invalid(context: ModelContext, config: ModelConfig) ->
             )
             yield Finding(
                 f"gpu_execution_accelerator {index} of ONNX Runtime model "
-                f"'{context.model.name}': {why}{where}",
+                f"'{context.folder.name}': {why}{where}",
                 at=(*at, "name") if key is None else (*at, "parameters", Key(key)),
                 hint=hint,
                 severity=INFO if gpu is WARNING else None,

@@ -77,6 +77,6 @@ def is_file(context: ModelContext, path: Path) -> bool:
 def version_holding(context: ModelContext, relative: str) -> str | None:
     """The loaded version folder that holds `relative` (for a "wrong folder" hint)."""
     for version in context.selection.versions:
-        if is_file(context, context.model.path / str(version) / relative):
+        if is_file(context, context.folder.path / str(version) / relative):
             return str(version)
     return None

@@ -85,7 +85,7 @@ def _read_labels(context: ModelContext) -> list[Labels]:
         relative = posixpath.normpath(label.lstrip("/"))
         if relative == ".." or relative.startswith("../"):
             continue  # PL714
-        path = context.model.path / relative
+        path = context.folder.path / relative
         if not is_file(context, path):
             continue  # PL715
         try:
@@ -283,7 +283,7 @@ def label_lines_numbered(context: ModelContext) -> Iterator[Finding]:
         bare = first[match.end() - 1 :] if match else first
         yield Finding(
             f"every line of {labels.name} (labels of output '{labels.output.name}' of model "
-            f"'{context.model.name}') starts with its {offset}-based index, and Triton returns "
+            f"'{context.folder.name}') starts with its {offset}-based index, and Triton returns "
             f'the whole line: class 0 is answered as "<score>:0:{shorten(first, 40)}", not '
             f'"<score>:0:{shorten(bare, 40)}"',
             at=("output", labels.index, "label_filename"),
@@ -325,7 +325,7 @@ def label_comment_lines(context: ModelContext) -> Iterator[Finding]:
             )
         yield Finding(
             f"{labels.name} (labels of output '{labels.output.name}' of model "
-            f"'{context.model.name}') has {len(comments)} comment line"
+            f"'{context.folder.name}') has {len(comments)} comment line"
             f"{'s' if len(comments) > 1 else ''}, which Triton reads as labels: {effect}",
             at=("output", labels.index, "label_filename"),
             hint="delete the comment lines (keep licences in another file)",
@@ -355,7 +355,7 @@ def label_file_crlf(context: ModelContext) -> Iterator[Finding]:
             continue
         yield Finding(
             f"{labels.name} (labels of output '{labels.output.name}' of model "
-            f"'{context.model.name}') has Windows line ends on {labels.carriage_returns} of its "
+            f"'{context.folder.name}') has Windows line ends on {labels.carriage_returns} of its "
             f"{labels.count} lines; Triton keeps the carriage return, so class 0 is answered "
             f'as "<score>:0:{shorten(labels.lines[0].rstrip(chr(13)), 40)}\\r"',
             at=("output", labels.index, "label_filename"),

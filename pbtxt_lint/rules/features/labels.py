@@ -69,9 +69,9 @@ def label_file_outside_model(context: ModelContext) -> Iterator[Finding]:
         if relative is None and config is not None:
             yield Finding(
                 f"label_filename '{label}' of output '{config.output[index].name}' of model "
-                f"'{context.model.name}' points outside the model folder; Triton refuses it",
+                f"'{context.folder.name}' points outside the model folder; Triton refuses it",
                 at=("output", index, "label_filename"),
-                hint=f"copy the file into {context.model.name}/ and write its name only",
+                hint=f"copy the file into {context.folder.name}/ and write its name only",
             )
 
 
@@ -99,7 +99,7 @@ def label_file_missing(context: ModelContext) -> Iterator[Finding]:
     for index, label, relative in _labels(context):
         if relative is None or config is None:
             continue
-        path = context.model.path / relative
+        path = context.folder.path / relative
         if not is_inside(context.repository.root, path) or path.is_file():
             continue
         version = version_holding(context, relative)
@@ -111,9 +111,9 @@ def label_file_missing(context: ModelContext) -> Iterator[Finding]:
         )
         yield Finding(
             f"label_filename '{label}' of output '{config.output[index].name}' of model "
-            f"'{context.model.name}' does not exist at {context.model.name}/{relative}{found}",
+            f"'{context.folder.name}' does not exist at {context.folder.name}/{relative}{found}",
             at=("output", index, "label_filename"),
-            hint=f"put the labels (one per line) at {context.model.name}/{relative}",
+            hint=f"put the labels (one per line) at {context.folder.name}/{relative}",
         )
 
 

@@ -98,7 +98,7 @@ def python_execution_env_missing(context: ModelContext, config: ModelConfig) -> 
     where = f"{PYTHON_ENV} of Python {model_label(context)}"
     if value.startswith(KEYWORD):
         rest = value.removeprefix(KEYWORD).lstrip("/")
-        path = Path(posixpath.normpath((context.model.path / rest).as_posix()))
+        path = Path(posixpath.normpath((context.folder.path / rest).as_posix()))
     elif value.startswith("/"):
         path = Path(posixpath.normpath(value))
     else:
@@ -169,7 +169,7 @@ def python_env_path_model_directory(
         yield Finding(
             f"{where} has {KEYWORD} after the start of '{value}'; the Python "
             f"backend replaces it together with the {len(eaten)} characters after it "
-            f"('{eaten}'), opens '{opened}', and fails to load '{context.model.name}'",
+            f"('{eaten}'), opens '{opened}', and fails to load '{context.folder.name}'",
             at=at,
             hint=f'write "{KEYWORD}/<file in the model folder>", or an absolute path without it',
         )
@@ -180,7 +180,7 @@ def python_env_path_model_directory(
         yield Finding(
             f"{where} is '{value}', which leaves the model folder; it works from a "
             "local repository, but from cloud storage Triton copies only the model folder "
-            f"and '{context.model.name}' fails to load",
+            f"and '{context.folder.name}' fails to load",
             at=at,
             hint="put the environment in the model folder, or use an absolute path of the "
             "serving host",

@@ -50,7 +50,7 @@ def _warmup_inputs(context: ModelContext) -> Sequence[ModelInput] | None:
     if effective is None or not effective.model_warmup:
         return None
     config = context.completed.config or effective
-    if not config.input and not context.strict:
+    if not config.input and context.auto_complete:
         return None
     return list(config.input)
 
@@ -70,7 +70,7 @@ def _sample_at(index: int, name: str, *rest: str | int) -> FieldPath:
 
 
 def _data_file(context: ModelContext, name: str) -> Path:
-    return context.model.path / WARMUP_FOLDER / name
+    return context.folder.path / WARMUP_FOLDER / name
 
 
 def _shape_problem(value_dims: list[int], model_input: ModelInput) -> str | None:
@@ -176,7 +176,7 @@ def warmup_data_file_missing(context: ModelContext) -> Iterator[Finding]:
                 f"{version}/"
                 if version
                 else (
-                    "the model folder" if is_file(context, context.model.path / filename) else None
+                    "the model folder" if is_file(context, context.folder.path / filename) else None
                 )
             )
             found = (
@@ -186,10 +186,10 @@ def warmup_data_file_missing(context: ModelContext) -> Iterator[Finding]:
             )
             yield Finding(
                 f"warmup sample '{sample.name}' of {model_label(context)} reads input "
-                f"'{name}' from {context.model.name}/{WARMUP_FOLDER}/{filename}, which does not "
+                f"'{name}' from {context.folder.name}/{WARMUP_FOLDER}/{filename}, which does not "
                 f"exist{found}",
                 at=_sample_at(index, name, "input_data_file"),
-                hint=f"put the file at {context.model.name}/{WARMUP_FOLDER}/{filename}",
+                hint=f"put the file at {context.folder.name}/{WARMUP_FOLDER}/{filename}",
             )
 
 

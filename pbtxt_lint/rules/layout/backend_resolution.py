@@ -75,9 +75,9 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
         resnet/1/model.onnx
     """
     result = context.autofill
-    if result is None or result.error is None or context.model.entries is None:
+    if result is None or result.error is None or context.folder.entries is None:
         return
-    subfolders = context.model.subfolders
+    subfolders = context.folder.subfolders
     hint = (
         'set backend (e.g. backend: "onnxruntime") and name the file model.<ext> or set '
         "default_model_filename"
@@ -85,7 +85,7 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
     if not subfolders:
         detail = "and the model folder has no sub-folder to look into"
     else:
-        found = context.model.first_subfolder_contents() or {}
+        found = context.folder.first_subfolder_contents() or {}
         unknown = _unknown_to_target(context, "model.pt2")
         known = [n for n in ARTIFACT_NAMES if newer_name(n, context.settings.target) is None]
         near = [
@@ -103,7 +103,7 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
         f"Triton cannot determine the backend of {model_label(context)}: the config "
         f"sets no backend, platform or default_model_filename, {detail}",
         at=("backend",) if context.config is not None else None,
-        file=None if context.config_file is not None else context.model.path,
+        file=None if context.config_file is not None else context.folder.path,
         hint=hint,
     )
 
@@ -239,20 +239,20 @@ def backend_from_folder_name(context: ModelContext) -> Iterator[Finding]:
     """
     effective = context.effective
     written = context.config
-    if effective is None or "." not in context.model.name:
+    if effective is None or "." not in context.folder.name:
         return
     if written is not None and (
         written.backend or written.platform or written.default_model_filename
     ):
         return
-    backend = context.model.name.split(".", 1)[1]
+    backend = context.folder.name.split(".", 1)[1]
     if effective.backend != backend:
         return
     yield Finding(
         f"no backend is set, so Triton takes '{backend}' (the text after the first '.' of "
-        f"'{context.model.name}') as the backend and looks for model.{backend}",
+        f"'{context.folder.name}') as the backend and looks for model.{backend}",
         at=("backend",) if written is not None else None,
-        file=None if written is not None else context.model.path,
+        file=None if written is not None else context.folder.path,
         hint="set backend explicitly, or rename the folder without a dot",
         # `model.dali` naming a real backend is a convention (DALI's own examples).
         severity=INFO if backend in KNOWN_BACKENDS else None,

@@ -36,10 +36,10 @@ def stray_folder(context: ModelContext) -> Iterator[Finding]:
         models/resnet/config.pbtxt
     """
     yield Finding(
-        f"'{context.model.name}' is a hidden or tool folder inside the model repository; "
+        f"'{context.folder.name}' is a hidden or tool folder inside the model repository; "
         "Triton treats every sub-folder as a model, fails to load this one, and by default "
         "refuses to start",
-        hint=f"delete '{context.model.name}' or move it out of the repository (add it to "
+        hint=f"delete '{context.folder.name}' or move it out of the repository (add it to "
         ".dockerignore / the sync exclude list)",
     )
 
@@ -61,16 +61,16 @@ def unreadable_model_folder(context: ModelContext) -> Iterator[Finding]:
     Good:
         models/resnet/ readable by the user Triton runs as
     """
-    error = context.model.error
+    error = context.folder.error
     if error is None:
         return
     yield Finding(
-        f"model folder '{context.model.name}' {error}"
-        if context.model.outside
-        else f"model folder '{context.model.name}': {error}",
-        file=context.model.path,
+        f"model folder '{context.folder.name}' {error}"
+        if context.folder.outside
+        else f"model folder '{context.folder.name}': {error}",
+        file=context.folder.path,
         hint="make the folder readable"
-        if not context.model.outside
+        if not context.folder.outside
         else "check the linked folder on its own",
-        severity=WARNING if context.model.outside else None,
+        severity=WARNING if context.folder.outside else None,
     )

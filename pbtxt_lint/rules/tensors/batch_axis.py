@@ -163,7 +163,7 @@ def batch_axis_in_auto_complete_dims(context: ModelContext) -> Iterator[Finding]
     """
     completed = context.completed
     config = completed.config
-    if context.strict or config is None or completed.error is not None:
+    if not context.auto_complete or config is None or completed.error is not None:
         return
     if not {"max_batch_size", "input", "output"} <= completed.filled:
         return  # the config itself decides batching or the tensors: not one author's view

@@ -50,7 +50,7 @@ def first_group_may_be_gpu(config: ModelConfig) -> bool:
 
 def fills_empty_lists(context: ModelContext, config: ModelConfig) -> bool:
     """Does the backend's auto-complete add a missing input or output list from the model?"""
-    if context.strict:
+    if not context.auto_complete:
         return False
     backend = backend_of(config)
     entry = BACKENDS.get(backend)

@@ -38,7 +38,7 @@ def _missing_field(
     never completed. Other backends (TensorFlow, Python-based ones such as vllm,
     custom C++ backends) may complete the config themselves: a warning.
     """
-    if context.strict:
+    if not context.auto_complete:
         return ERROR, "with --disable-auto-complete-config nothing fills it in"
     backend = backend_of(config)
     if not backend:
@@ -107,7 +107,7 @@ def _missing_findings(context: ModelContext, field: str, hint: str) -> Iterator[
                 severity=severity,
                 # With auto-complete on, Triton checks inputs and outputs only after the
                 # backend has completed the config, when the model loads.
-                stage=None if context.strict else Stage.LOAD,
+                stage=None if not context.auto_complete else Stage.LOAD,
             )
 
 
@@ -118,7 +118,7 @@ def _filled_by_model_py(
     fills in (emulated from model.py; empty when it was not read or is not literal);
     None when auto_complete_config fails, which is reported on its own."""
     entry = BACKENDS.get(backend_of(config))
-    if context.strict or entry is None or not entry.completes_in_model_py:
+    if not context.auto_complete or entry is None or not entry.completes_in_model_py:
         return set()
     completed = context.completed
     if completed.error is not None:

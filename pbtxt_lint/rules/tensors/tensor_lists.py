@@ -157,7 +157,7 @@ def no_inputs_or_outputs(context: ModelContext, config: ModelConfig) -> Iterator
     if not backend or fills_empty_lists(context, config):
         return
     entry = BACKENDS.get(backend)
-    if entry is not None and entry.completes_in_model_py and not context.strict:
+    if entry is not None and entry.completes_in_model_py and context.auto_complete:
         completed = context.completed  # what model.py's auto_complete_config adds
         if completed.error is not None:
             return  # PL664 says why it fails
@@ -176,7 +176,7 @@ def no_inputs_or_outputs(context: ModelContext, config: ModelConfig) -> Iterator
         severity = WARNING
         reason = (
             "--disable-auto-complete-config"
-            if context.strict
+            if not context.auto_complete
             else "it auto-completes only when the first instance group is KIND_GPU"
         )
         why = (
