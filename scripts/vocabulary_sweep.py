@@ -372,7 +372,7 @@ def main() -> None:
             "check",
             "--fix",
             "--select",
-            "F401,I001",
+            "F401,I001,RUF022",
             "-q",
             "pbtxt_lint",
             "tests",
