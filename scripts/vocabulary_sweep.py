@@ -41,6 +41,18 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "pbtxt_lint" / "rules"
 NOT_RULE_MODULES = {"api.py", "base.py", "catalog.py", "registry.py", "index.py", "__init__.py"}
 ALLOWED = ("pbtxt_lint.analysis", "pbtxt_lint.schema")
+SHARED_TRITON = ("autofill", "backends", "census", "parameters", "python_stub", "versions")
+"""Triton's facts every family reads, which come through the API; a module of one
+backend's facts (`pbtxt_lint.triton.vllm`) is imported directly."""
+
+
+def _backend_facts(module: str) -> bool:
+    parts = module.split(".")
+    return (
+        parts[:2] == ["pbtxt_lint", "triton"] and len(parts) == 3 and parts[2] not in SHARED_TRITON
+    )
+
+
 API_MODULE = "pbtxt_lint.rules.api"
 
 WORDS = {
@@ -100,7 +112,7 @@ def point_imports_at_the_api(path: Path, api: set[str]) -> bool:
         if module == API_MODULE:
             continue
         movable = module in ("pbtxt_lint.analysis.context", "pbtxt_lint.schema")
-        if module.startswith(ALLOWED) and not movable:
+        if (module.startswith(ALLOWED) and not movable) or _backend_facts(module):
             continue
         helper = (
             module.startswith(("pbtxt_lint.rules", *ALLOWED)) and module != "pbtxt_lint.rules.base"
@@ -244,6 +256,24 @@ def declare_effective(path: Path) -> int:
 MODEL_NAME = re.compile(r"model '\{(context\.model\.name|context\.folder\.name|name)\}'")
 
 
+def _wrapped(line: str, width: int = 100) -> str:
+    """A line that holds one f-string, split into two where it grew past `width`."""
+    body = line.rstrip("\n")
+    indent = len(body) - len(body.lstrip())
+    if len(body) <= width or not body.lstrip().startswith('f"'):
+        return line
+    depth, cut = 0, None
+    for at, char in enumerate(body):
+        depth += (char == "{") - (char == "}")
+        if char == " " and depth == 0 and indent + 3 < at < width - 6:
+            cut = at
+    if cut is None:
+        return line
+    rest = body[cut + 1 :]
+    prefix = 'f"' if "{" in rest else '"'
+    return f'{body[: cut + 1]}"\n{" " * indent}{prefix}{rest}\n'
+
+
 def label_models(path: Path) -> int:
     """Step 3 for one rule module; the number of strings changed."""
     source = path.read_text()
@@ -260,7 +290,7 @@ def label_models(path: Path) -> int:
             token.string,
         )
         row, (start, end) = token.start[0] - 1, (token.start[1], token.end[1])
-        lines[row] = lines[row][:start] + new + lines[row][end:]
+        lines[row] = _wrapped(lines[row][:start] + new + lines[row][end:])
         count += 1
     if count:
         text = "".join(lines)

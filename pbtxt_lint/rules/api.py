@@ -11,7 +11,9 @@ schema" in pyproject.toml keeps it so):
   `suggest` (did you mean), `shorten`, `model_label`, `type_name`, `config_dims`;
 - facts about Triton: its backends (`BACKENDS`, `backend_of`, the parameter tables),
   its releases (`RELEASES`, `NEWEST`), parameters (`parameter`, `parse_bool`), version
-  folders; files inside the repository (`is_inside`, `read_text_file`);
+  folders; files inside the repository (`is_inside`, `read_text_file`, `storage`). What
+  only one backend's rules read lives in that backend's module, `pbtxt_lint.triton.<backend>`
+  (`vllm`, `tensorrtllm`, `fil`, ...), which rules import directly;
 - what the model files' readers found: their `Signature`s, and (loaded on first use, so
   a run that reads no such file never imports its reader) the per-format signatures,
   the model.py value flow and the Python runtime's readers (`DEFERRED`). Import those
@@ -24,6 +26,7 @@ import importlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from pbtxt_lint import storage
 from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
 from pbtxt_lint.diagnostics import Edit, Fix, Severity, Span
@@ -51,6 +54,9 @@ from pbtxt_lint.triton.backends import (
     PYTHON_FORCE_CPU,
     PYTORCH_BOOL,
     PYTORCH_INT,
+    TF_BOOL,
+    TF_INIT_OPS,
+    TF_INT,
     TRT_ALLOCATION,
     HostBackends,
     backend,
@@ -63,12 +69,19 @@ from pbtxt_lint.triton.versions import SPECIAL_FOLDERS, scan_version_folders
 
 if TYPE_CHECKING:
     from pbtxt_lint.artifacts.elf import ElfInfo, NotElf, read_elf
+    from pbtxt_lint.artifacts.model_json import (
+        JsonEntry,
+        JsonObjectFile,
+        json_kind,
+        read_json_object,
+    )
     from pbtxt_lint.artifacts.onnx_signature import as_served, inference_note
     from pbtxt_lint.artifacts.openvino import OpenVinoSignature
     from pbtxt_lint.artifacts.python_bls_exec import bls_execs
     from pbtxt_lint.artifacts.python_env import EnvListing, environment_key, list_environment
     from pbtxt_lint.artifacts.python_flow import analyse_flow
     from pbtxt_lint.artifacts.python_imports import ImportScan, ImportUse, scan_imports
+    from pbtxt_lint.artifacts.python_initialize import initialize_reads, string_lists
     from pbtxt_lint.artifacts.python_methods import bad_calls, model_class, non_list_returns
     from pbtxt_lint.artifacts.python_model import (
         AutoComplete,
@@ -150,6 +163,12 @@ DEFERRED: dict[str, str] = {
     "ElfInfo": "elf",
     "NotElf": "elf",
     "read_elf": "elf",
+    "JsonEntry": "model_json",
+    "JsonObjectFile": "model_json",
+    "json_kind": "model_json",
+    "read_json_object": "model_json",
+    "initialize_reads": "python_initialize",
+    "string_lists": "python_initialize",
     "as_served": "onnx_signature",
     "inference_note": "onnx_signature",
     "OpenVinoSignature": "openvino",
@@ -248,6 +267,9 @@ __all__ = [
     "SPECIAL_FOLDERS",
     "TENSORRT_OF_RELEASE",
     "TENSORRT_PLATFORM",
+    "TF_BOOL",
+    "TF_INIT_OPS",
+    "TF_INT",
     "TRT_ALLOCATION",
     "WARNING",
     "Arr",
@@ -271,6 +293,8 @@ __all__ = [
     "ImportScan",
     "ImportUse",
     "InputFacts",
+    "JsonEntry",
+    "JsonObjectFile",
     "Key",
     "ModelConfig",
     "ModelContext",
@@ -310,11 +334,13 @@ __all__ = [
     "host_backends",
     "images_shipping",
     "inference_note",
+    "initialize_reads",
     "introduced",
     "is_ensemble",
     "is_inside",
     "is_map",
     "is_repeated",
+    "json_kind",
     "known_versions",
     "leading_int",
     "list_environment",
@@ -326,6 +352,7 @@ __all__ = [
     "parse_bool",
     "read_elf",
     "read_host_packages",
+    "read_json_object",
     "read_text_file",
     "releases_shipping",
     "rule",
@@ -335,6 +362,8 @@ __all__ = [
     "shipped_backends",
     "shorten",
     "stdlib_modules",
+    "storage",
+    "string_lists",
     "suggest",
     "type_name",
     "written",

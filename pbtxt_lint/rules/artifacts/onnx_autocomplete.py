@@ -46,6 +46,7 @@ from pbtxt_lint.rules.artifacts.common import (
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def non_tensor_io(context: ModelContext) -> Iterator[Finding]:
     """The ONNX Runtime backend only exchanges tensors with Triton; a graph whose inputs
@@ -95,6 +96,7 @@ def _completion_errors(context: ModelContext, triton_id: str) -> Iterator[Comple
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
     """When the config leaves inputs or outputs out, ONNX Runtime auto-completes it and
@@ -143,6 +145,7 @@ def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
     "max_batch_size to utilize autofill with a larger max batch size",
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def autofilled_max_batch_size(context: ModelContext) -> Iterator[Finding]:
     """A config without max_batch_size (and without inputs or outputs) on a model whose

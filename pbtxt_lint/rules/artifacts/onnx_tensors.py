@@ -38,6 +38,7 @@ from pbtxt_lint.rules.artifacts.common import (
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def unknown_tensor_name(context: ModelContext) -> Iterator[Finding]:
     """Names are compared exactly with the graph's inputs (plus initializers that are
@@ -92,6 +93,7 @@ def unknown_tensor_name(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime counts the graph's inputs (initializers excluded) and requires the
@@ -170,6 +172,7 @@ def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime does not convert types: the config's data_type must be the graph's

@@ -31,6 +31,7 @@ from pbtxt_lint.rules.artifacts.common import ModelView, loaded, per_model_view,
     "A config data_type that differs from the OpenVINO model's, which the backend converts.",
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="openvino",
 )
 def openvino_data_type_converted(context: ModelContext) -> Iterator[Finding]:
     """The OpenVINO backend does not refuse a data_type that differs from the model's:
@@ -81,6 +82,7 @@ def openvino_data_type_converted(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="openvino",
 )
 def openvino_weights_missing(context: ModelContext) -> Iterator[Finding]:
     """An IR is two files: `model.xml` (the graph) and `model.bin` (the constants,

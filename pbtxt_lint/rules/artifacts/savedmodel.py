@@ -38,6 +38,7 @@ from pbtxt_lint.rules.artifacts.common import (
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="tensorflow",
 )
 def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
     """Triton's TensorFlow backend loads the MetaGraph tagged "serve", or the tag named
@@ -83,6 +84,7 @@ def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="tensorflow",
 )
 def savedmodel_signature_missing(context: ModelContext) -> Iterator[Finding]:
     """The backend serves the signature "serving_default" (or `TF_SIGNATURE_DEF`), and

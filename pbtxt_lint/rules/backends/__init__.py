@@ -8,4 +8,23 @@ PL800-PL824 vLLM, PL825-PL859 TensorRT-LLM (the backend and its Python models),
 PL860-PL879 PyTorch, PL880-PL899 the other backends.
 """
 
-MODULES: tuple[str, ...] = ("pytorch_naming", "pytorch_forward", "pytorch_threads")
+MODULES: tuple[str, ...] = (
+    "vllm_engine_args",
+    "vllm_config",
+    "vllm_lora",
+    "tensorrtllm_parameters",
+    "tensorrtllm_tensors",
+    "tensorrtllm_pipeline",
+    "pytorch_naming",
+    "pytorch_forward",
+    "pytorch_threads",
+    "tensorrt_cuda_graphs",
+    "tensorrt_shape_tensors",
+    "openvino_batching",
+    "tensorflow_accelerators",
+    "tensorflow_parameters",
+    "tensorflow_signature",
+    "fil_parameters",
+    "fil_model",
+    "dali_pipeline",
+)

@@ -139,6 +139,7 @@ def _accelerator_problems(
     "provided for TensorRT Execution Accelerator / unsupported precision mode '<value>' is "
     "requested",
     stage=Stage.LOAD,
+    backend="onnxruntime",
     effective=True,
 )
 def execution_accelerator_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:

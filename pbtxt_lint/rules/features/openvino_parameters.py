@@ -31,6 +31,7 @@ from pbtxt_lint.rules.features.common import params
     "openvino-boolean-parameter",
     WARNING,
     "An OpenVINO on/off parameter given `true` or `1`, which the backend reads as off.",
+    backend="openvino",
     effective=True,
 )
 def openvino_boolean_parameter(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
@@ -82,6 +83,7 @@ def _openvino_problem(key: str, value: str) -> tuple[str, str] | None:
     "YES, got <v> / ... to be either AUTO/NUMA/<int_value>, got <v> / ... to be "
     "LATENCY/THROUGHPUT/CUMULATIVE_THROUGHPUT, got <v>",
     stage=Stage.LOAD,
+    backend="openvino",
     effective=True,
 )
 def openvino_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:

@@ -38,6 +38,7 @@ def _multi_device(config: ModelConfig) -> bool:
     "A TensorRT model with an instance group that is not (or does not resolve to) KIND_GPU.",
     triton="unable to load model '<m>', TensorRT backend supports only GPU device",
     stage=Stage.LOAD,
+    backend="tensorrt",
     effective=True,
 )
 def tensorrt_kind_not_gpu(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
@@ -86,6 +87,7 @@ def tensorrt_kind_not_gpu(context: ModelContext, config: ModelConfig) -> Iterato
     "A TensorRT instance group with more than one secondary device.",
     triton="<instance> of model <m> must have either zero or or one secondary devices",
     stage=Stage.LOAD,
+    backend="tensorrt",
     effective=True,
 )
 def tensorrt_secondary_devices(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
@@ -120,6 +122,7 @@ def tensorrt_secondary_devices(context: ModelContext, config: ModelConfig) -> It
     "An OpenVINO model with an instance group that is not (or does not resolve to) KIND_CPU.",
     triton="unable to load model '<m>', Triton OpenVINO backend supports only Kind CPU and AUTO",
     stage=Stage.LOAD,
+    backend="openvino",
     effective=True,
 )
 def openvino_kind_not_cpu(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
