@@ -162,6 +162,15 @@ def point_imports_at_the_api(path: Path, api: set[str]) -> bool:
     return True
 
 
+def _importing(name: str, text: str) -> str:
+    """`text` with `name` in its (first) import from the API."""
+    imported = rf"^from {re.escape(API_MODULE)} import[^)]*\b{name}\b"
+    if re.search(imported, text, re.M | re.S):
+        return text
+    first = rf"^from {re.escape(API_MODULE)} import \(?"
+    return re.sub(first, lambda m: m.group(0) + f"{name}, ", text, count=1, flags=re.M)
+
+
 def _docstring_free(body: list[ast.stmt]) -> list[ast.stmt]:
     first = body[0] if body else None
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
@@ -238,18 +247,7 @@ def declare_effective(path: Path) -> int:
     if not edits:
         return 0
     _replace_lines(lines, edits)
-    text = "".join(lines)
-    if not re.search(
-        rf"^from {re.escape(API_MODULE)} import[^)]*\bModelConfig\b", text, re.M | re.S
-    ):
-        text = re.sub(
-            rf"^from {re.escape(API_MODULE)} import \(?",
-            lambda m: m.group(0) + "ModelConfig, ",
-            text,
-            count=1,
-            flags=re.M,
-        )
-    path.write_text(text)
+    path.write_text(_importing("ModelConfig", "".join(lines)))
     return len(edits) // 4
 
 
@@ -293,18 +291,7 @@ def label_models(path: Path) -> int:
         lines[row] = _wrapped(lines[row][:start] + new + lines[row][end:])
         count += 1
     if count:
-        text = "".join(lines)
-        if not re.search(
-            rf"^from {re.escape(API_MODULE)} import[^)]*\bmodel_label\b", text, re.M | re.S
-        ):
-            text = re.sub(
-                rf"^from {re.escape(API_MODULE)} import \(?",
-                lambda m: m.group(0) + "model_label, ",
-                text,
-                count=1,
-                flags=re.M,
-            )
-        path.write_text(text)
+        path.write_text(_importing("model_label", "".join(lines)))
     return count
 
 
