@@ -305,7 +305,7 @@ INDEX: tuple[RuleInfo, ...] = (
 DIGESTS: dict[str, str] = {
     'syntax': '751ef0bf',
     'meta': 'd3cf269a',
-    'layout.folders': '682694a1',
+    'layout.folders': '6d38b36b',
     'layout.config_files': 'eecb934c',
     'layout.backend_resolution': '14cac65c',
     'layout.versions': '94ed379c',
@@ -335,7 +335,7 @@ DIGESTS: dict[str, str] = {
     'instances.group_settings': '35841289',
     'ensembles.config': '409151fa',
     'ensembles.dataflow': 'e3ba7e08',
-    'ensembles.repository': 'c1ce79c2',
+    'ensembles.repository': '35f9f48e',
     'ensembles.composing': 'e022cc9a',
     'ensembles.types': '75bc3fc9',
     'ensembles.runtime': 'a87b6c3d',
