@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TRITON_CACHE := $(or $(PBTXT_LINT_CACHE),.cache/tritonserver)
 TRITON_READY := $(TRITON_CACHE)/nvidia-pytriton-0.7.0/.complete
 
-.PHONY: demo test lint typecheck unit snapshots bench clean
+.PHONY: demo test lint typecheck unit snapshots docs test-rule bench clean
 
 $(STAMP): pyproject.toml
 	@echo "make: creating $(VENV) and installing pbtxt-lint (editable) with its test, lsp and"
@@ -45,9 +45,21 @@ unit: $(STAMP)
 
 test: lint typecheck unit
 
-# Rewrite tests/snapshots/ (what each fixture case reports) after an intended change.
+# Rewrite tests/snapshots/ (what each fixture case reports) after an intended change;
+# `make snapshots CODE=PL330` rewrites one rule's only.
 snapshots: $(STAMP)
-	$(BIN)/python -m pytest -q tests/test_snapshots.py --snapshot-update
+	$(BIN)/python -m pytest -q tests/test_snapshots.py --snapshot-update $(if $(CODE),-n 0 -k "$(CODE)")
+
+# Regenerate docs/rules.md, docs/backends.md, the README tables and rules/index.py.
+docs: $(STAMP)
+	$(BIN)/python scripts/gen_docs.py
+
+# What to run while writing a rule: its fixture cases, its snapshot, its docs and the
+# real tritonserver's verdict on its cases (`make test-rule CODE=PL330`).
+test-rule: $(STAMP)
+	@test -n "$(CODE)" || { echo "usage: make test-rule CODE=PL330"; exit 2; }
+	$(BIN)/python -m pytest -n 0 -q -k "$(CODE)" tests/test_rules.py tests/test_snapshots.py tests/test_triton_agreement.py
+	$(BIN)/python -m pytest -n 0 -q tests/test_docs.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -320,7 +320,7 @@ def run_cases(scratch: Path, sizes: list[int], runs: int, triton: Triton) -> lis
         )
         cached = [*base, "--cache-dir", str(scratch / f"cache{size}"), "--config-only"]
         add(f"{size:,} models, warm", [*cached, str(repository)], repository, max(repeat, 2))
-        config = repository / "model_00042" / "config.pbtxt"
+        config = repository / f"model_{min(42, size - 1):05d}" / "config.pbtxt"
         add(
             f"{size:,} models, 1 edited",
             [*cached, str(repository)],

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, NoReturn
 from pbtxt_lint.analysis.context import ModelContext, Scope, Workspace
 from pbtxt_lint.analysis.loading import Loading, ModelError
 from pbtxt_lint.analysis.reads import ReadLog
-from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
 from pbtxt_lint.echo import bound_message
 from pbtxt_lint.repository.layout import Job
@@ -34,6 +33,7 @@ from pbtxt_lint.results import InternalError, Outcome
 from pbtxt_lint.rules.base import Finding, PlannedRule, Rule, Stage
 from pbtxt_lint.rules.meta import unused_suppression
 from pbtxt_lint.settings import Settings
+from pbtxt_lint.settings_files import known_rules
 from pbtxt_lint.storage import is_remote
 
 if TYPE_CHECKING:
@@ -114,18 +114,22 @@ class _Plan:
         self.codes = {r.code: r.name for r in all_rules}
         self.by_name = {name: code for code, name in self.codes.items()}
         self.active = active
-        self._runnable: dict[tuple[bool, bool, frozenset[Scope]], _Runnable] = {}
+        self._runnable: dict[tuple[bool, bool, bool, frozenset[Scope]], _Runnable] = {}
 
     def runnable(self, context: ModelContext) -> _Runnable:
         """The active rules for a model like this one (stray folder?, config parsed?,
-        scopes), in their declared order; computed once per kind of model."""
-        stray, parsed, scopes = context.model.is_stray, context.config is not None, context.scopes
-        key = (stray, parsed, scopes)
+        effective config?, scopes), in their declared order; computed once per kind."""
+        stray, parsed, scopes = context.folder.is_stray, context.config is not None, context.scopes
+        effective = context.effective is not None
+        key = (stray, parsed, effective, scopes)
         if key not in self._runnable:
             rules = [
                 r.load()
                 for r in self.active
-                if r.stray == stray and (parsed or not r.needs_config) and r.scope in scopes
+                if r.stray == stray
+                and (parsed or not r.needs_config)
+                and (effective or not r.effective)
+                and r.scope in scopes
             ]
             self._runnable[key] = _Runnable(rules, frozenset(r.code for r in rules))
         return self._runnable[key]
@@ -136,9 +140,11 @@ class _Plan:
         the selection (an ensemble fails with its composing model whether or not its
         rule is selected): what `analysis.loading` asks."""
         for planned in known_rules():
-            if planned.severity is not Severity.ERROR or planned.stray != context.model.is_stray:
+            if planned.severity is not Severity.ERROR or planned.stray != context.folder.is_stray:
                 continue
             if planned.needs_config and context.config is None:
+                continue
+            if planned.effective and context.effective is None:
                 continue
             candidate = planned.load()
             try:
@@ -178,7 +184,7 @@ class _Plan:
             try:  # a bug in a rule must not hide the others
                 findings = list(rule.check(context))
             except Exception as error:
-                internal_errors.append(InternalError(rule.code, context.model.name, repr(error)))
+                internal_errors.append(InternalError(rule.code, context.folder.name, repr(error)))
                 continue
             if findings:
                 found.extend(_to_diagnostic(rule, context, f) for f in findings)
@@ -312,7 +318,7 @@ def _finish(
     suppressed = 0
     suppressions = _suppressions(context, plan)
     if suppressions is not None:
-        folder = context.model.path
+        folder = context.folder.path
         remaining = [d for d in kept if not suppressions.silences(d, folder)]
         suppressed = len(kept) - len(remaining)
         kept = remaining
@@ -378,7 +384,7 @@ def _capped(context: ModelContext, kept: list[Diagnostic]) -> list[Diagnostic]:
             f"shown ({counts}): pbtxt-lint reports the first {MAX_REPORTED} of a file Triton "
             "cannot read (Triton itself stops at the first)",
             path=path,
-            model=context.model.name,
+            model=context.folder.name,
             hint="fix the first ones and check again; a file this broken may not be a model "
             "configuration at all",
             stage="parse",
@@ -414,7 +420,7 @@ def _to_diagnostic(rule: Rule, context: ModelContext, finding: Finding) -> Diagn
         message=finding.message,
         path=path,
         span=span,
-        model=context.model.name,
+        model=context.folder.name,
         hint=finding.hint,
         fix=finding.fix,
         stage=(finding.stage or rule.stage).value,
@@ -426,7 +432,7 @@ def _locate(context: ModelContext, finding: Finding) -> tuple[Path, Span | None]
         return finding.file, finding.span
     config_file = context.config_file
     if config_file is None:
-        return context.model.path, None
+        return context.folder.path, None
     if finding.span is not None:
         return config_file.path, finding.span
     parsed = config_file.parsed

@@ -1,7 +1,7 @@
 """The Python API: `check(paths, options)`, which every front end calls.
 
 `check` turns the options into the settings of each group of paths (configuration files,
-`pbtxt_lint.config`), discovers the jobs (one model of one repository each), takes what
+`pbtxt_lint.settings_files`), discovers the jobs (one model of one repository each), takes what
 it can from the result cache (`pbtxt_lint.cache`) and lints the rest with the engine
 (`pbtxt_lint.engine`, not even imported when nothing changed); the result is the same
 either way. The command line builds the options from its flags and formats the result;
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbtxt_lint.config import Options, resolve_settings
 from pbtxt_lint.diagnostics import Diagnostic
 from pbtxt_lint.repository.layout import Overlay, PathProblem, Target, discover
 from pbtxt_lint.results import InternalError, LintResult, Outcome
 from pbtxt_lint.settings import Settings
+from pbtxt_lint.settings_files import Options, resolve_settings
 from pbtxt_lint.storage import is_remote
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> LintRes
     """Check the repositories, model folders or config files at `paths` (none: the
     working folder), on disk or in a bucket.
 
-    Raises `config.ConfigError` for a mistake in a configuration file or an option, and
+    Raises `config.SettingsError` for a mistake in a configuration file or an option, and
     `cache.CacheError` for a cache folder pbtxt-lint must not use; nothing is linted then.
     """
     options = options or CheckOptions()
@@ -182,8 +182,10 @@ def _lint(
     result.cached = len(outcomes)
     todo = [job for job in jobs if job not in outcomes]
     if todo:
-        from pbtxt_lint.config import known_rules  # deferred: a fully cached run needs no rule
         from pbtxt_lint.engine import lint_jobs
+        from pbtxt_lint.settings_files import (
+            known_rules,  # deferred: a fully cached run needs no rule
+        )
 
         done_before, total = len(outcomes), len(jobs)
 

@@ -25,7 +25,13 @@ from typing import Any
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.diagnostics import Severity, Span
 from pbtxt_lint.echo import bound_message
-from pbtxt_lint.jsonconfig import JsonMember, JsonPositions, JsonSyntaxError, JsonValue, read_json
+from pbtxt_lint.jsonconfig.reader import (
+    JsonMember,
+    JsonPositions,
+    JsonSyntaxError,
+    JsonValue,
+    read_json,
+)
 from pbtxt_lint.repository.layout import classify, load_repository
 from pbtxt_lint.schema import DATA_TYPE_DESCRIPTOR, ModelConfig
 from pbtxt_lint.schema.datatypes import (
@@ -34,7 +40,7 @@ from pbtxt_lint.schema.datatypes import (
     suggest_config_type,
 )
 from pbtxt_lint.settings import Settings
-from pbtxt_lint.textproto.binder import suggest
+from pbtxt_lint.textproto.checks import suggest
 
 _SHAPE_NOTE = (
     "NOTE: Setting a non-zero max_batch_size in the model config requires a batch "

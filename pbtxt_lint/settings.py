@@ -1,6 +1,6 @@
 """What the user asked for, in one typed object built before any work starts.
 
-Flags and configuration files (`config.py`) both end up here; the engine reads nothing
+Flags and settings files (`settings_files.py`) both end up here; the engine reads nothing
 else, so the same Settings give the same result from the CLI or the Python API.
 """
 

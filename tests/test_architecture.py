@@ -2,7 +2,8 @@
 rule modules that fit in a reader's head, and the context below the rules.
 
 The import-linter contracts in pyproject.toml (run by `make lint`) check the layers;
-this test adds what they do not: cycles among modules of one layer, and sizes.
+this test adds what they do not: cycles among modules of one layer, and sizes (every
+module under ~500 lines, but a shrinking list).
 """
 
 from __future__ import annotations
@@ -12,7 +13,30 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pbtxt_lint"
 GENERATED = {"schema/model_config_pb2.py", "lsp/schema_docs.py"}
-MAX_RULE_MODULE_LINES = 500
+MAX_MODULE_LINES = 500
+OVER_THE_LIMIT: dict[str, str] = {
+    # being changed by other branches: split once they land
+    "pbtxt_lint.analysis.ensemble": "iterative walks (branch bounds)",
+    "pbtxt_lint.request": "request bodies bounded (branch bounds)",
+    "pbtxt_lint.storage.remote": "listings and reads bounded (branch bounds)",
+    "pbtxt_lint.textproto.binder": "the parser's work bounded (branch bounds)",
+    "pbtxt_lint.textproto.tokenizer": "the parser's work bounded (branch bounds)",
+    "pbtxt_lint.textproto.tree": "the parser's work bounded (branch bounds)",
+    "pbtxt_lint.triton.backends": "the backends' census rows (branches vllm, trtllm, pytorch)",
+    "pbtxt_lint.settings_files": "rule selection moves out with the job flow (branch cache)",
+    "pbtxt_lint.triton.vllm": "vLLM's facts, over the limit as branch vllm landed them",
+    # one class each: split by moving groups of methods behind a Protocol, as
+    # python_array_calls.py does for the interpreter's NumPy calls
+    "pbtxt_lint.artifacts.python_flow": "the model.py interpreter",
+    "pbtxt_lint.artifacts.python_model": "the auto_complete_config interpreter",
+    "pbtxt_lint.artifacts.onnx_infer": "shape inference, one function per operator",
+    "pbtxt_lint.artifacts.onnx": "the wire walker (savedmodel.py has a second one)",
+    # sections of module functions that share private helpers both ways
+    "pbtxt_lint.artifacts.python_execute": "execute's facts: returns, senders, reads, BLS",
+    "pbtxt_lint.artifacts.python_env": "listing archives and folders",
+    "pbtxt_lint.artifacts.python_array_calls": "NumPy's functions and array methods",
+}
+"""Modules over the limit, with why they are not split yet. Only ever remove entries."""
 
 
 def _module_name(path: Path) -> str:
@@ -111,13 +135,27 @@ def test_no_import_cycle_even_through_imports_inside_functions() -> None:
     assert _cycles(graph) == []
 
 
-def test_rule_modules_fit_in_a_readers_head() -> None:
-    too_long = {
-        path.relative_to(PACKAGE).as_posix(): lines
-        for path in (PACKAGE / "rules").rglob("*.py")
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_RULE_MODULE_LINES
+def _too_long() -> dict[str, int]:
+    return {
+        name: lines
+        for name, path in _modules().items()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
-    assert too_long == {}
+
+
+def test_modules_fit_in_a_readers_head() -> None:
+    """No module over MAX_MODULE_LINES but those of OVER_THE_LIMIT, which only shrinks:
+    a module that grows past the limit is split, and one that got under it leaves the
+    list (so it cannot grow back unnoticed)."""
+    too_long = _too_long()
+    grown = {name: lines for name, lines in too_long.items() if name not in OVER_THE_LIMIT}
+    assert grown == {}, f"over {MAX_MODULE_LINES} lines: split them"
+    shrunk = sorted(set(OVER_THE_LIMIT) - set(too_long))
+    assert shrunk == [], "under the limit now: remove them from OVER_THE_LIMIT"
+
+
+def test_rule_modules_are_never_over_the_limit() -> None:
+    assert not [name for name in OVER_THE_LIMIT if name.startswith("pbtxt_lint.rules.")]
 
 
 def test_the_model_context_lives_below_the_rules() -> None:

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from test_cli import GOOD, make_model
 
 from pbtxt_lint.cli import cli
-from pbtxt_lint.config import ConfigError, Options, find_config_file, resolve_settings
 from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.settings import PathIgnore, Settings
+from pbtxt_lint.settings_files import Options, SettingsError, find_settings_file, resolve_settings
 from pbtxt_lint.targets import resolve
 
 RENAMED = GOOD.replace('name: "m"', 'name: "x"')  # PL103, an error
@@ -43,16 +43,16 @@ def test_discovery_walks_up_and_stops_at_git(tmp_path: Path) -> None:
     inner = outer / "project" / "models" / "m"
     inner.mkdir(parents=True)
     (outer / ".pbtxt-lint.toml").write_text("")
-    assert find_config_file(inner) == outer / ".pbtxt-lint.toml"
+    assert find_settings_file(inner) == outer / ".pbtxt-lint.toml"
     (outer / "project" / ".git").mkdir()
-    assert find_config_file(inner) is None, "the search stops at the repository root"
+    assert find_settings_file(inner) is None, "the search stops at the repository root"
     (outer / "project" / "pyproject.toml").write_text("[tool.other]\nx = 1\n")
-    assert find_config_file(inner) is None, "a pyproject.toml without our table is skipped"
+    assert find_settings_file(inner) is None, "a pyproject.toml without our table is skipped"
     (outer / "project" / "pyproject.toml").write_text("[tool.pbtxt-lint]\ngpus = 1\n")
-    assert find_config_file(inner) == outer / "project" / "pyproject.toml"
+    assert find_settings_file(inner) == outer / "project" / "pyproject.toml"
     (outer / "project" / ".pbtxt-lint.toml").write_text("gpus = 2\n")
-    assert find_config_file(inner) == outer / "project" / ".pbtxt-lint.toml"
-    assert find_config_file(inner / "config.pbtxt") == outer / "project" / ".pbtxt-lint.toml"
+    assert find_settings_file(inner) == outer / "project" / ".pbtxt-lint.toml"
+    assert find_settings_file(inner / "config.pbtxt") == outer / "project" / ".pbtxt-lint.toml"
 
 
 def test_every_key_reaches_the_settings(project: Path) -> None:
@@ -74,7 +74,7 @@ backends = ["fastertransformer", "glmbackend"]
 """
     )
     (group,) = resolve_settings([project / "models"], Options())
-    assert group.config_file == project / "pyproject.toml"
+    assert group.settings_file == project / "pyproject.toml"
     assert group.settings == Settings(
         auto_complete=False,
         model_config_name="prod",
@@ -207,7 +207,7 @@ def test_paths_under_different_configs_use_their_own(project: Path) -> None:
     make_model(project / "other", "m", RENAMED)
     (project / "other" / ".pbtxt-lint.toml").write_text('ignore = ["PL103"]\n')
     groups = resolve_settings([project / "models", project / "other"], Options())
-    assert [g.config_file for g in groups] == [None, project / "other" / ".pbtxt-lint.toml"]
+    assert [g.settings_file for g in groups] == [None, project / "other" / ".pbtxt-lint.toml"]
     assert codes("models", "other") == [("PL103", "error")]
 
 
@@ -233,7 +233,7 @@ def test_cli_errors_have_no_traceback(project: Path) -> None:
         code, _, errors = run("check", "models", *args)
         assert code == 2, args
         assert "Traceback" not in errors
-    with pytest.raises(ConfigError, match="--triton-version: 'banana' is not a Triton release"):
+    with pytest.raises(SettingsError, match="--triton-version: 'banana' is not a Triton release"):
         resolve_settings([project], Options(triton_version="banana"))
 
 

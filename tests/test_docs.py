@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pbtxt_lint.docs import rule_index, rules_reference, with_rule_table
+from pbtxt_lint.rules import catalog, index
+from pbtxt_lint.rules.base import Rule, RuleInfo
+from pbtxt_lint.rules.catalog import known_rules, stale_modules
 
 ROOT = Path(__file__).resolve().parent.parent
-STALE = "stale: run `python scripts/gen_docs.py`"
+STALE = "stale: run `make docs`"
 
 
 def test_rules_reference_is_current() -> None:
@@ -23,6 +28,10 @@ def test_rule_index_is_current() -> None:
     assert (ROOT / "pbtxt_lint" / "rules" / "index.py").read_text() == rule_index(), STALE
 
 
+def test_rule_index_digests_are_the_sources() -> None:
+    assert stale_modules() == [], STALE
+
+
 def test_rule_index_rows_are_the_rules() -> None:
     from pbtxt_lint.rules.index import INDEX
     from pbtxt_lint.rules.registry import ALL_RULES
@@ -36,3 +45,32 @@ def test_rule_index_rows_are_the_rules() -> None:
             rule.scope,
             rule.stage,
         )
+
+
+def test_a_changed_module_is_planned_from_its_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule runs the moment it is written: the index rows of a module edited since
+    they were generated are not used; the module's own rules are."""
+    monkeypatch.setitem(index.DIGESTS, "batching.priorities", "edited since")
+    monkeypatch.delitem(index.DIGESTS, "layout.versions")  # a module the index never saw
+    known_rules.cache_clear()
+    try:
+        planned = known_rules()
+    finally:
+        known_rules.cache_clear()
+    from_rules = {r.code for r in planned if isinstance(r, Rule)}
+    from_rows = {r.code for r in planned if isinstance(r, RuleInfo)}
+    edited = {r.code for r in index.INDEX if r.module in ("batching.priorities", "layout.versions")}
+    assert from_rules == edited
+    assert from_rows == {r.code for r in index.INDEX} - edited
+    assert [r.code for r in planned] == sorted(r.code for r in index.INDEX)
+
+
+def test_a_module_without_source_is_planned_from_the_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(catalog, "source_digest", lambda module: None)
+    known_rules.cache_clear()
+    try:
+        assert known_rules() == index.INDEX
+    finally:
+        known_rules.cache_clear()

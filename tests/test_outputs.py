@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from test_cli import GOOD, make_model
 
 from pbtxt_lint.cli import cli
-from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
 from pbtxt_lint.report.github import annotation, escape_data, escape_property
+from pbtxt_lint.settings_files import known_rules
 
 SARIF_SCHEMA = Path(__file__).parent / "schemas" / "sarif-schema-2.1.0.json"
 

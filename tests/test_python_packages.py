@@ -65,7 +65,7 @@ def test_unreadable_file_is_an_error(tmp_path: Path) -> None:
 
 
 def test_setting_from_file_and_command_line(tmp_path: Path) -> None:
-    from pbtxt_lint.config import ConfigError, Options, resolve_settings
+    from pbtxt_lint.settings_files import Options, SettingsError, resolve_settings
 
     (tmp_path / "image.txt").write_text("numpy\n")
     (tmp_path / ".pbtxt-lint.toml").write_text('python-packages = "image.txt"\n')
@@ -76,10 +76,10 @@ def test_setting_from_file_and_command_line(tmp_path: Path) -> None:
     other.write_text("torch\n")
     (group,) = resolve_settings([tmp_path], Options(python_packages=other))
     assert group.settings.python_packages == other
-    with pytest.raises(ConfigError, match=r"--python-packages.*cannot read"):
+    with pytest.raises(SettingsError, match=r"--python-packages.*cannot read"):
         resolve_settings([tmp_path], Options(python_packages=tmp_path / "nope.txt"))
     (tmp_path / ".pbtxt-lint.toml").write_text("python-packages = 3\n")
-    with pytest.raises(ConfigError, match="must be a path"):
+    with pytest.raises(SettingsError, match="must be a path"):
         resolve_settings([tmp_path], Options())
 
 

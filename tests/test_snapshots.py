@@ -81,10 +81,17 @@ def render_diagnostic(diagnostic: Diagnostic, folder: Path) -> list[str]:
     return lines
 
 
-def render_case(case: Case, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def case_diagnostics(
+    case: Case, scratch: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, list[Diagnostic]]:
+    """The case's folder and what `check` reports in it, in report order."""
     folder = materialize(case, scratch)
     monkeypatch.chdir(folder)
-    diagnostics = sorted(check_diagnostics(case.args), key=lambda d: (*d.sort_key(), d.message))
+    diagnostics = check_diagnostics(case.args)
+    return folder, sorted(diagnostics, key=lambda d: (*d.sort_key(), d.message))
+
+
+def render_case(case: Case, diagnostics: list[Diagnostic], folder: Path) -> list[str]:
     lines = [f"== {case.name}" + (f" ({' '.join(case.args)})" if case.args else "")]
     for diagnostic in diagnostics:
         lines += render_diagnostic(diagnostic, folder)
@@ -92,12 +99,24 @@ def render_case(case: Case, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> l
 
 
 def render_rule(code: str, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The snapshot of a rule's cases; fails if a `fail` case reports nothing of `code`
+    (a rule that did not run, or a case that does not trigger it, is never recorded)."""
     lines = [
         f"# What pbtxt-lint reports on each fixture case of {code} (tests/test_snapshots.py).",
         "# Rewritten by `make snapshots`; review the changes like code.",
     ]
+    silent = []
     for case in (c for c in CASES if c.code == code):
-        lines += ["", *render_case(case, scratch, monkeypatch)]
+        folder, diagnostics = case_diagnostics(case, scratch, monkeypatch)
+        if case.should_fail and all(d.code != code for d in diagnostics):
+            silent.append(case.name)
+        lines += ["", *render_case(case, diagnostics, folder)]
+    if silent:
+        pytest.fail(
+            f"{code} reports nothing on its failing case(s) {', '.join(silent)}; nothing "
+            f"recorded (is the rule's code right? `make test-rule CODE={code}` shows more)",
+            pytrace=False,
+        )
     return "\n".join(lines) + "\n"
 
 

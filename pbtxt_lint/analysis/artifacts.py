@@ -112,7 +112,7 @@ class ModelArtifacts:
         context = self.context
         if context.settings.config_only or self.format is None or not self.filename:
             return False
-        return not (context.strict and context.config_file is None)
+        return context.auto_complete or context.config_file is not None
 
     @cached_property
     def readable(self) -> bool:
@@ -146,7 +146,7 @@ class ModelArtifacts:
 
     def _locate(self, version: int) -> VersionArtifact:
         root = self.context.repository.root
-        model_dir = self.context.model.path
+        model_dir = self.context.folder.path
         folder = model_dir / str(version)
         path = folder / (self.filename or "")
         fmt = self.format

@@ -15,7 +15,7 @@ from pbtxt_lint.schema import ModelConfig
 if TYPE_CHECKING:
     from pbtxt_lint.artifacts.signature import Signature
 
-STRICT_NOTE = "auto-complete is disabled"
+NO_AUTO_COMPLETE_NOTE = "auto-complete is disabled"
 
 
 @dataclass(frozen=True)

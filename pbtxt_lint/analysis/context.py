@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from pbtxt_lint.analysis.completed import STRICT_NOTE, CompletedConfig
+from pbtxt_lint.analysis.completed import NO_AUTO_COMPLETE_NOTE, CompletedConfig
 from pbtxt_lint.analysis.loading import Loading
 from pbtxt_lint.analysis.reads import ReadLog
 from pbtxt_lint.repository.layout import ConfigFile, ModelFolder, Repository
@@ -74,7 +74,7 @@ class Workspace:
     def context(self, folder: ModelFolder) -> ModelContext:
         """The context of a model folder of this repository."""
         context = self._contexts.get(folder.name)
-        if context is None or context.model is not folder:
+        if context is None or context.folder is not folder:
             context = self._contexts[folder.name] = ModelContext(folder, self)
         return context
 
@@ -93,26 +93,26 @@ class Workspace:
     def reached(self, context: ModelContext) -> None:
         """A check reuses what was computed for `context`'s model (see `reads`)."""
         if self.reads is not None:
-            self.reads.name(context.model.name)
+            self.reads.name(context.folder.name)
 
 
 class ModelContext:
     """Everything a check may look at for one model."""
 
-    def __init__(self, model: ModelFolder, workspace: Workspace) -> None:
-        self.model = model
+    def __init__(self, folder: ModelFolder, workspace: Workspace) -> None:
+        self.folder = folder
         self.workspace = workspace
         self.repository = workspace.repository
         self.settings = workspace.settings
 
     @staticmethod
-    def standalone(model: ModelFolder, repository: Repository, settings: Settings) -> ModelContext:
+    def standalone(folder: ModelFolder, repository: Repository, settings: Settings) -> ModelContext:
         """A context in a workspace of its own (a command about one model)."""
-        return Workspace(repository, settings).context(model)
+        return Workspace(repository, settings).context(folder)
 
     @cached_property
     def config_file(self) -> ConfigFile | None:
-        return self.model.config()
+        return self.folder.config()
 
     @cached_property
     def parsed(self) -> ParsedConfig | None:
@@ -129,8 +129,8 @@ class ModelContext:
         if self.config_file is not None and self.config is None:
             return None
         written = self.config if self.config is not None else ModelConfig()
-        first = self.model.first_subfolder_contents()
-        return core_autofill(self.model.name, written, first, self.settings.target)
+        first = self.folder.first_subfolder_contents()
+        return core_autofill(self.folder.name, written, first, self.settings.target)
 
     @cached_property
     def effective(self) -> ModelConfig | None:
@@ -139,7 +139,7 @@ class ModelContext:
 
     @cached_property
     def version_scan(self) -> VersionScan:
-        return scan_version_folders(self.model.subfolders)
+        return scan_version_folders(self.folder.subfolders)
 
     @cached_property
     def selection(self) -> Selection:
@@ -174,8 +174,8 @@ class ModelContext:
                 reason = self.autofill.error if self.autofill else None
                 note = reason or "the config cannot be read or parsed"
                 memo[key] = CompletedConfig(None, note=note)
-            elif self.strict:
-                memo[key] = CompletedConfig(effective, note=STRICT_NOTE)
+            elif not self.auto_complete:
+                memo[key] = CompletedConfig(effective, note=NO_AUTO_COMPLETE_NOTE)
             else:
                 # Deferred for start-up time: only auto-complete needs the emulations.
                 from pbtxt_lint.analysis.autocomplete import complete_with
@@ -184,9 +184,10 @@ class ModelContext:
         return cast("CompletedConfig", memo[key])
 
     @property
-    def strict(self) -> bool:
-        """Triton's `--disable-auto-complete-config`: no backend fills anything."""
-        return not self.settings.auto_complete
+    def auto_complete(self) -> bool:
+        """Whether backends fill in the config (off with Triton's
+        `--disable-auto-complete-config`)."""
+        return self.settings.auto_complete
 
     @cached_property
     def scopes(self) -> frozenset[Scope]:

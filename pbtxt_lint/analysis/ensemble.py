@@ -124,7 +124,7 @@ def composing_config(context: ModelContext, effective: ModelConfig) -> Composing
 
 def _python_completes_itself(context: ModelContext, config: ModelConfig) -> bool:
     """Does a version's model file define `auto_complete_config` (run at load)?"""
-    folder = context.model
+    folder = context.folder
     for version in context.selection.versions:
         path = folder.path / str(version) / (config.default_model_filename or "model.py")
         try:
@@ -148,7 +148,7 @@ class ComposingModel:
 
     @property
     def folder(self) -> ModelFolder | None:
-        return self.context.model if self.context is not None else None
+        return self.context.folder if self.context is not None else None
 
     @property
     def exists(self) -> bool:
@@ -178,7 +178,7 @@ def describe_model(workspace: Workspace, name: str) -> ComposingModel:
         return ComposingModel(name, None)
     auto_complete = workspace.settings.auto_complete
     config = context.effective
-    if written_config(context.model, auto_complete) is None or config is None:
+    if written_config(context.folder, auto_complete) is None or config is None:
         return ComposingModel(name, context)
     versions = context.selection.versions
     completed = composing_config(context, config)
@@ -201,7 +201,7 @@ def _reaches_decoupled(context: ModelContext) -> bool:
     decoupled, and every ensemble a walk that found none went through is not."""
     workspace = context.workspace
     known = workspace.shared(_decoupled_ensembles)
-    start = context.model.name
+    start = context.folder.name
     came_from: dict[str, str] = {start: start}
     pending = [context]
     while pending:
@@ -211,11 +211,11 @@ def _reaches_decoupled(context: ModelContext) -> bool:
             name = step.model_name
             if name in came_from or known.get(name) is False:
                 continue
-            came_from[name] = outer.model.name
+            came_from[name] = outer.folder.name
             inner = workspace.model(name)
             if (
                 inner is None
-                or written_config(inner.model, workspace.settings.auto_complete) is None
+                or written_config(inner.folder, workspace.settings.auto_complete) is None
             ):
                 continue
             effective = inner.effective
@@ -334,27 +334,6 @@ class Endpoint:
     def value_path(self) -> FieldPath:
         """The tensor name in the config (a map entry's value, an I/O's name)."""
         return self.path + ("value",) if self.step is not None else self.path + ("name",)
-
-    def phrase(self, first: bool, what: str) -> str:
-        """`step 2 (`tok`) writes `ids` as <what>`; `it` instead of the name if not first."""
-        name = f"`{self.tensor}`" if first else "it"
-        if self.role is Role.INPUT:
-            return (
-                f"ensemble input `{self.tensor}` is {what}"
-                if first
-                else (f"the ensemble input declares it as {what}")
-            )
-        if self.role is Role.OUTPUT:
-            return (
-                f"ensemble output `{self.tensor}` is {what}"
-                if first
-                else (f"the ensemble output declares it as {what}")
-            )
-        assert self.step is not None
-        if self.role is Role.READ:
-            return f"{self.step.label} reads {name} as `{self.port}` {what}"
-        via = f" (its output `{self.port}`)" if self.port != self.tensor else ""
-        return f"{self.step.label} writes {name} as {what}{via}"
 
 
 @dataclass(eq=False)
@@ -520,6 +499,14 @@ class EnsembleGraph:
         t = self.tensors.get(name)
         return t.writers[0].step if t and t.writers else None
 
+    def steps_running(self, model_name: str) -> list[Step]:
+        """The steps that run model `model_name`, in config order."""
+        return [s for s in self.steps if s.model_name == model_name]
+
+    def readers_of(self, write: Endpoint) -> list[Endpoint]:
+        """The step inputs that read the tensor a step writes here, in step order."""
+        return [r for r in self.tensors[write.tensor].readers if r.step is not None]
+
     @cached_property
     def step_cycles(self) -> list[list[Step]]:
         """Steps that never run because they wait on each other (cycles among them)."""
@@ -637,13 +624,29 @@ def build_graph(context: ModelContext) -> EnsembleGraph | None:
     parsed = context.parsed
     source_map = parsed.source_map if parsed else None
     return _assemble(
-        context.model.name,
+        context.folder.name,
         config,
         resolve,
         source_map,
         workspace.shared(_dependencies),
         workspace.shared(_near_cycles),
     )
+
+
+def graphs_running(context: ModelContext) -> list[EnsembleGraph]:
+    """The graphs of the repository's ensembles that have a step running `context`'s
+    model, in repository order (each graph built once per ensemble)."""
+    name = context.folder.name
+    graphs = []
+    for folder in context.repository.models.values():
+        ensemble = context.workspace.context(folder)
+        config = ensemble.effective
+        if config is None or not is_ensemble(config):
+            continue
+        graph = ensemble.shared(build_graph)
+        if graph is not None and graph.steps_running(name):
+            graphs.append(graph)
+    return graphs
 
 
 def _ordered(keys: Iterable[str], base: FieldPath, source_map: SourceMap | None) -> list[str]:

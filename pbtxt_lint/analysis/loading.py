@@ -53,7 +53,7 @@ class Loading:
         """The first error on `context`'s model (poll-stage errors first), computed
         once; None while that model's own checks are running (ensembles that contain
         each other)."""
-        name = context.model.name
+        name = context.folder.name
         context.workspace.reached(context)
         if self._checks is None or name in self._checking:
             return None
@@ -69,21 +69,21 @@ class Loading:
         checked while one is computed."""
         path = [context]
         ahead = [iter(_step_models(context))]
-        self._checking.add(context.model.name)
+        self._checking.add(context.folder.name)
         try:
             while ahead:
                 inner = next(ahead[-1], None)
                 if inner is None:
                     ahead.pop()
                     done = path.pop()
-                    self._errors[done.model.name] = self._first(done, checks)
-                    self._checking.discard(done.model.name)
-                elif not (inner.model.name in self._errors or inner.model.name in self._checking):
+                    self._errors[done.folder.name] = self._first(done, checks)
+                    self._checking.discard(done.folder.name)
+                elif not (inner.folder.name in self._errors or inner.folder.name in self._checking):
                     path.append(inner)
                     ahead.append(iter(_step_models(inner)))
-                    self._checking.add(inner.model.name)
+                    self._checking.add(inner.folder.name)
         finally:
-            self._checking.difference_update(c.model.name for c in path)
+            self._checking.difference_update(c.folder.name for c in path)
 
     @staticmethod
     def _first(context: ModelContext, checks: ErrorChecks) -> ModelError | None:
@@ -97,7 +97,7 @@ class Loading:
     @contextmanager
     def checking(self, context: ModelContext) -> Iterator[None]:
         """Mark `context`'s model as being checked while a check looks at others."""
-        name = context.model.name
+        name = context.folder.name
         added = name not in self._checking
         self._checking.add(name)
         try:

@@ -26,15 +26,15 @@ from pbtxt_lint.storage.urls import ObjectPath, store_of
 def prefetch(contexts: Sequence[ModelContext]) -> None:
     """Read what the checks of these models will read, concurrently (remote models
     only; local ones are left to the checks)."""
-    remote = [c for c in contexts if is_remote(c.model.path) and not c.model.outside]
+    remote = [c for c in contexts if is_remote(c.folder.path) and not c.folder.outside]
     if not remote:
         return
 
     def load(context: ModelContext) -> None:
-        path = context.model.path
+        path = context.folder.path
         if isinstance(path, ObjectPath):
             store_of(path).list_tree(path)
-        context.model.config()
+        context.folder.config()
 
     run_concurrently(load, remote)  # failures are the checks' to report, model by model
     if remote[0].settings.config_only:

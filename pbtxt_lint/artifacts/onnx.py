@@ -26,6 +26,8 @@ from pbtxt_lint.artifacts.signature import (
     ArtifactProblem,
     Dim,
     TensorSpec,
+    VarintError,
+    decode_varint,
     map_artifact,
     reason,
 )
@@ -246,21 +248,12 @@ class _Wire:
 
     def varint(self, i: int, end: int, ctx: str) -> tuple[int, int]:
         """Decode a varint at ``i``; return (value as uint64, next position)."""
-        buf = self.buf
-        start = i
-        result = 0
-        shift = 0
-        while True:
-            if i >= end:
-                raise self.overrun(i + 1, start, ctx)
-            byte = buf[i]
-            i += 1
-            result |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return result & 0xFFFFFFFFFFFFFFFF, i
-            shift += 7
-            if shift >= 70:
-                raise self.corrupt(start, f"varint longer than 10 bytes in {ctx}")
+        try:
+            return decode_varint(self.buf, i, end)
+        except VarintError as error:
+            if error.overlong:
+                raise self.corrupt(i, f"varint longer than 10 bytes in {ctx}") from None
+            raise self.overrun(max(end, i) + 1, i, ctx) from None
 
     def fields(self, start: int, end: int, ctx: str) -> Iterator[tuple[int, int, int, int]]:
         """Yield ``(field, wire_type, a, b)`` for each field in ``[start, end)``.

@@ -37,6 +37,7 @@ from pbtxt_lint.artifacts.signature import (
     Signature,
     TensorSpec,
     reason,
+    stat_artifact,
 )
 
 __all__ = ["OpenVinoSignature", "parse_dims", "read_openvino"]
@@ -79,15 +80,7 @@ def read_openvino(path: Path, model_dir: Path) -> OpenVinoSignature:
     Raises `ArtifactError` when the file is not a readable IR.
     """
     label = str(path)
-    try:
-        st = storage.stat(path)
-    except (OSError, ValueError) as exc:
-        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
-    if not stat.S_ISREG(st.st_mode):
-        what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise ArtifactError("not-a-file", f"{label} is {what}; Triton needs the IR's XML file")
-    if st.st_size == 0:
-        raise ArtifactError("empty", f"{label} is empty (0 bytes)")
+    st = stat_artifact(path, folder="; Triton needs the IR's XML file")
     if st.st_size > MAX_XML_BYTES:
         return _uninspected(
             path,

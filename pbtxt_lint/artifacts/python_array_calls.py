@@ -35,12 +35,15 @@ from pbtxt_lint.artifacts.python_operators import binop
 from pbtxt_lint.artifacts.python_sizes import Dims, Size
 from pbtxt_lint.artifacts.python_syntax import argument, int_literal, source_text
 from pbtxt_lint.artifacts.python_values import (
+    NUMBERS,
     Arr,
     Encoding,
     Py,
+    PyKind,
     Reshape,
     Seq,
     Tag,
+    TagKind,
     Value,
     as_int,
     size_of,
@@ -161,7 +164,7 @@ class ArrayCalls:
         if name == "decode" and array.rank in (0, None):
             where = f"{source_text(node)} (line {line})"
             size = sz.symbol(f"r:text@{line}:{node.col_offset}", where) if array.source else None
-            return Py("str", size=size)  # an item of a TYPE_STRING input
+            return Py(PyKind.STR, size=size)  # an item of a TYPE_STRING input
         return None
 
     def reshape(
@@ -190,7 +193,9 @@ class ArrayCalls:
                 return replace(array, rank=rank, batch=False, size=size, dropped=where)
             return replace(array, rank=rank, batch=False, size=size)
         first = (
-            first_value.ref if isinstance(first_value, Tag) and first_value.kind == "dim0" else None
+            first_value.ref
+            if isinstance(first_value, Tag) and first_value.kind == TagKind.DIM0
+            else None
         )
         if first is not None:
             if first.batch is True:
@@ -283,7 +288,7 @@ class ArrayCalls:
             shape = first
             rank = shape.items if isinstance(shape, Seq) and shape.items >= 0 else None
             if isinstance(shape, Py | Tag) and not isinstance(shape, Seq):
-                rank = 1 if isinstance(shape, Py) and shape.kind == "int" else rank
+                rank = 1 if isinstance(shape, Py) and shape.kind == PyKind.INT else rank
             return Arr(dtype, why, rank, None, dims=shape_dims(shape))
         if name in _LIKE:
             if array is None:
@@ -307,9 +312,9 @@ class ArrayCalls:
                     return Arr(dtype, why, 1, False, dims=(length,))
                 return Arr(dtype, why, None)
             if name == "arange":
-                kinds = [n.kind if isinstance(n, Py) else "" for n in numbers]
-                if args and set(kinds) <= {"int", "float", "bool"}:
-                    dtype = "float64" if "float" in kinds else "int64"
+                kinds = [n.kind if isinstance(n, Py) else None for n in numbers]
+                if args and all(kind in NUMBERS for kind in kinds):
+                    dtype = "float64" if PyKind.FLOAT in kinds else "int64"
                     what = "floats" if dtype == "float64" else "ints"
                     why = f"{label} of Python {what} is {dtype} (line {line})"
                     return Arr(dtype, why, 1, False, dims=(length,))
@@ -424,8 +429,8 @@ class ArrayCalls:
     ) -> Value:
         """`np.array(value, dtype=...)`."""
         line = node.lineno
-        if isinstance(value, Tag) and value.kind == "dim0":
-            value = Py("int")  # np.array(len(x))
+        if isinstance(value, Tag) and value.kind == TagKind.DIM0:
+            value = Py(PyKind.INT)  # np.array(len(x))
         given = "dtype" in kwargs
         dtype = _dtype(kwargs.get("dtype")) if given else None
         why = (
@@ -501,7 +506,7 @@ def tokenized(node: ast.Call, args: list[Value], kwargs: Mapping[str, Value]) ->
     if tensors not in ("", "np", "numpy"):
         return None  # torch or TensorFlow tensors: not followed
     texts = args[0] if args else kwargs.get("text", kwargs.get("batch_text_or_text_pairs"))
-    single = isinstance(texts, Py) and texts.kind == "str"
+    single = isinstance(texts, Py) and texts.kind == PyKind.STR
     count = Size(1) if single else texts.size if isinstance(texts, Seq) else None
     padding = _option(argument(node, 99, "padding"))
     truncation = _option(argument(node, 99, "truncation"))
@@ -541,7 +546,7 @@ def encoded(encoding: Encoding, key: str | None, node: ast.AST) -> Value:
     if encoding.arrays:
         why = f"the tokenizer returns int64 (line {getattr(node, 'lineno', 0)})"
         return Arr("int64", why, 2, None, dims=(encoding.count, encoding.length))
-    row = Seq(Py("int"), length=encoding.length)
+    row = Seq(Py(PyKind.INT), length=encoding.length)
     if encoding.single:
         return row  # a single text: one list of ids
     return Seq(row, 2, length=encoding.count)
@@ -597,11 +602,11 @@ def _option(node: ast.expr | None) -> str:
 
 def _dtype(value: Value) -> str | None:
     """The dtype a `dtype=` argument names."""
-    if isinstance(value, Tag) and value.kind == "dtype":
+    if isinstance(value, Tag) and value.kind == TagKind.DTYPE:
         return value.name or None
-    if isinstance(value, Tag) and value.kind == "pytype":
+    if isinstance(value, Tag) and value.kind == TagKind.PYTYPE:
         return npt.BUILTIN_DTYPES.get(value.name)
-    if isinstance(value, Py) and value.kind == "str" and value.text:
+    if isinstance(value, Py) and value.kind == PyKind.STR and value.text:
         return npt.STRING_DTYPES.get(value.text.lstrip("<|="))
     return None
 
@@ -612,15 +617,23 @@ def _literal_dtype(value: Value) -> str | None:
     return value.dtype if isinstance(value, Arr) else None
 
 
-def _python_dtype(kind: str) -> str | None:
-    return {"float": "float64", "int": "int64", "bool": "bool", "str": "str", "bytes": "bytes"}.get(
-        kind
-    )
+_PYTHON_DTYPES = {
+    PyKind.FLOAT: "float64",
+    PyKind.INT: "int64",
+    PyKind.BOOL: "bool",
+    PyKind.STR: "str",
+    PyKind.BYTES: "bytes",
+}
+"""The dtype NumPy gives an array of Python scalars of a kind."""
 
 
-def _python_why(label: str, kind: str, dtype: str | None, line: int) -> str:
+def _python_dtype(kind: PyKind) -> str | None:
+    return _PYTHON_DTYPES.get(kind)
+
+
+def _python_why(label: str, kind: PyKind, dtype: str | None, line: int) -> str:
     if dtype is None:
         return ""
     if dtype == "str":
         return f"{label} of Python str is a unicode <U array (line {line})"
-    return f"{label} of Python {kind}s is {dtype} (line {line})"
+    return f"{label} of Python {kind.value}s is {dtype} (line {line})"

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -57,11 +58,13 @@ from pbtxt_lint.artifacts.python_values import (
     InputFacts,
     OutputValue,
     Py,
+    PyKind,
     Reshape,
     ResponseValue,
     Sent,
     Seq,
     Tag,
+    TagKind,
     Value,
     as_int,
     constant,
@@ -118,6 +121,17 @@ def analyse_flow(
         responses=tuple(responses.values()),
         guarded=frozenset(interpreter.guarded),
     )
+
+
+class IndexKind(enum.Enum):
+    """What one part of an array's index does (`array[0, :, None]`)."""
+
+    INT = "int"  # takes one item: the axis goes
+    SLICE = "slice"  # keeps the axis, perhaps shorter
+    NEW = "new"  # None or np.newaxis: a new axis of size 1
+    ELLIPSIS = "ellipsis"  # every axis not otherwise indexed
+    TAKE = "take"  # an integer array of rank 1: picks items along the axis
+    MASK = "mask"  # a boolean array of rank 1: keeps the items it selects
 
 
 class _OutOfSteps(Exception):
@@ -192,10 +206,10 @@ class _Interpreter:
                         if f"self.{target.id}" in self.rebound or "self.*" in self.rebound:
                             value = unsized(value)
                         self.self_env[target.id] = _named(target, node.value, value)
-        for name, first in (("initialize", None), ("execute", Tag("requests"))):
+        for name, first in (("initialize", None), ("execute", Tag(TagKind.REQUESTS))):
             method = self.methods.get(name)
             if method is not None:
-                self.invoke(method, [Tag("self"), first], {}, record_memo=False)
+                self.invoke(method, [Tag(TagKind.SELF), first], {}, record_memo=False)
 
     def invoke(
         self,
@@ -250,7 +264,9 @@ class _Interpreter:
         elif isinstance(node, ast.Expr):
             self.ev(node.value, env)
         elif isinstance(node, ast.Return):
-            self.returns.append(self.ev(node.value, env) if node.value is not None else Py("none"))
+            self.returns.append(
+                self.ev(node.value, env) if node.value is not None else Py(PyKind.NONE)
+            )
             raise _Return
         elif isinstance(node, ast.Raise):
             raise _Return
@@ -309,7 +325,7 @@ class _Interpreter:
                 return False
             if isinstance(node, ast.Name):
                 value = env.get(node.id, self.module_env.get(node.id))
-                if isinstance(value, Tag) and value.kind in ("requested", "tensor"):
+                if isinstance(value, Tag) and value.kind in (TagKind.REQUESTED, TagKind.TENSOR):
                     return False
                 found = found or from_request(value)
         return found
@@ -357,7 +373,7 @@ class _Interpreter:
             ]
             lengths = [length_of(v) for v in values]
             if iterable.func.id == "enumerate":
-                parts = [Py("int"), *(parts[:1] or [None])]
+                parts = [Py(PyKind.INT), *(parts[:1] or [None])]
             if isinstance(target, ast.Tuple):
                 for element, value in zip(target.elts, parts, strict=False):
                     self.assign(element, value, env)
@@ -371,8 +387,8 @@ class _Interpreter:
 
     def element(self, value: Value, node: ast.expr) -> Value:
         """An item of `value` when iterated."""
-        if isinstance(value, Tag) and value.kind == "requests":
-            return Tag("request")
+        if isinstance(value, Tag) and value.kind == TagKind.REQUESTS:
+            return Tag(TagKind.REQUEST)
         if isinstance(value, Seq):
             return value.item
         if isinstance(value, Arr):
@@ -405,7 +421,7 @@ class _Interpreter:
             if node.id in self.module_env:
                 return self.module_env[node.id]
             if node.id in npt.BUILTIN_DTYPES:
-                return Tag("pytype", node.id)
+                return Tag(TagKind.PYTYPE, node.id)
             numpy = self.aliases.numpy(node)
             return self.numpy_attribute(numpy) if numpy else None
         if isinstance(node, ast.Attribute):
@@ -426,9 +442,9 @@ class _Interpreter:
         if isinstance(node, ast.UnaryOp):
             operand = self.ev(node.operand, env)
             if isinstance(node.op, ast.Not):
-                return Py("bool")
-            if isinstance(operand, Py) and operand.kind == "bool":
-                return Py("int")
+                return Py(PyKind.BOOL)
+            if isinstance(operand, Py) and operand.kind == PyKind.BOOL:
+                return Py(PyKind.INT)
             if isinstance(operand, Py) and isinstance(node.op, ast.USub):
                 why = f"{source_text(node)} (line {node.lineno})"
                 return replace(operand, size=sz.multiply(operand.size, Size(-1), why))
@@ -444,7 +460,7 @@ class _Interpreter:
                     dims = sz.broadcast(dims, other.dims)
                 return replace(arrays[0], dtype="bool", why=f"a comparison (line {node.lineno}) "
                                "gives bool", rank=rank, dims=dims)  # fmt: skip
-            return Py("bool")
+            return Py(PyKind.BOOL)
         if isinstance(node, ast.BoolOp):
             result: Value = None
             for index, operand_node in enumerate(node.values):
@@ -459,7 +475,7 @@ class _Interpreter:
         if isinstance(node, ast.Call):
             return self.call(node, env)
         if isinstance(node, ast.JoinedStr):
-            return Py("str")
+            return Py(PyKind.STR)
         if isinstance(node, ast.NamedExpr):
             value = self.ev(node.value, env)
             self.assign(node.target, value, env)
@@ -499,47 +515,46 @@ class _Interpreter:
                 batch = None if owner.rank != 1 else owner.batch
                 return replace(owner, batch=batch, dims=sz.permuted(owner.dims, None))
             if node.attr == "shape":
-                return Tag("shape", ref=owner)
+                return Tag(TagKind.SHAPE, ref=owner)
             if node.attr == "dtype":
-                return Tag("dtype", owner.dtype or "")
+                return Tag(TagKind.DTYPE, owner.dtype or "")
             if node.attr == "ndim" and owner.rank is not None:
-                return Py(
-                    "int", size=Size(owner.rank, (), f"{source_text(node)} (line {node.lineno})")
-                )
+                why = f"{source_text(node)} (line {node.lineno})"
+                return Py(PyKind.INT, size=Size(owner.rank, (), why))
             if node.attr == "size" and owner.dims is not None:
                 why = f"{source_text(node)} (line {node.lineno})"
                 total = sz.product(owner.dims)
                 size = sz.constant(total, why) if total is not None else sz.opaque(
                     "size", owner.dims, why
                 )  # fmt: skip
-                return Py("int", size=size)
+                return Py(PyKind.INT, size=size)
             if node.attr in ("ndim", "size", "itemsize", "nbytes"):
-                return Py("int")
+                return Py(PyKind.INT)
         if self.aliases.utility(node.value) is not None or (
             isinstance(node.value, ast.Name) and node.value.id in self.aliases.utils_modules
         ):
-            return Py("int") if node.attr.startswith("TRITONSERVER_") else None
+            return Py(PyKind.INT) if node.attr.startswith("TRITONSERVER_") else None
         return None
 
     def numpy_attribute(self, name: str) -> Value:
         if name in npt.DTYPE_NAMES:
-            return Tag("dtype", npt.DTYPE_NAMES[name])
+            return Tag(TagKind.DTYPE, npt.DTYPE_NAMES[name])
         if name == "newaxis":
-            return Py("none")
+            return Py(PyKind.NONE)
         if name in ("pi", "e", "inf", "nan"):
-            return Py("float")
-        return Tag("numpy", name)
+            return Py(PyKind.FLOAT)
+        return Tag(TagKind.NUMPY, name)
 
     def subscript(self, node: ast.Subscript, env: dict[str, Value]) -> Value:
         owner = self.ev(node.value, env)
         index = node.slice
         if isinstance(owner, Tag):
-            if owner.kind == "requests":
+            if owner.kind == TagKind.REQUESTS:
                 self.ev(index, env)
-                return Tag("request")
-            if owner.kind == "output_config" and string_literal(index) == "data_type":
-                return Tag("output_config_type", owner.name)
-            if owner.kind == "shape" and owner.ref is not None:
+                return Tag(TagKind.REQUEST)
+            if owner.kind == TagKind.OUTPUT_CONFIG and string_literal(index) == "data_type":
+                return Tag(TagKind.OUTPUT_CONFIG_TYPE, owner.name)
+            if owner.kind == TagKind.SHAPE and owner.ref is not None:
                 return self.shape_part(owner.ref, index, node, env)
             return None
         if isinstance(owner, Encoding):
@@ -567,29 +582,25 @@ class _Interpreter:
         parts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
         where = f"{source_text(node)} (line {node.lineno})"
         removed = added = 0
-        first = ""
-        kinds: list[tuple[str, Value]] = []
-        for position, part in enumerate(parts):
+        kinds: list[tuple[IndexKind, Value]] = []
+        for part in parts:
             kind, value = self.index_kind(part, env)
             if kind is None:
                 return replace(owner, rank=None, batch=None, size=None)
-            if kind == "ellipsis" and position == 0:
-                first = "keep"
-            if kind == "int":
+            if kind is IndexKind.INT:
                 removed += 1
-            elif kind == "new":
+            elif kind is IndexKind.NEW:
                 added += 1
-            if position == 0 and not first:
-                first = kind
             kinds.append((kind, value))
         rank = owner.rank - removed + added if owner.rank is not None else None
         if rank is not None and rank < 0:
             return None
         dims = self.indexed_dims(owner, parts, kinds, node, env)
-        if first == "int":
+        first = kinds[0][0]
+        if first is IndexKind.INT:
             result = self.drop_axis0(owner, where)
             return replace(result, rank=rank, size=None, dims=dims)
-        if first in ("new", "take", "mask"):
+        if first in (IndexKind.NEW, IndexKind.TAKE, IndexKind.MASK):
             return replace(owner, rank=rank, batch=None, size=None, dropped="", dims=dims)
         size = owner.size if removed == added == 0 else None
         return replace(owner, rank=rank, size=size, dims=dims)
@@ -597,21 +608,21 @@ class _Interpreter:
     def shape_part(
         self, array: Arr, index: ast.expr, node: ast.AST, env: dict[str, Value]
     ) -> Value:
-        """`array.shape[index]`: an int (`Tag("dim0")` for axis 0), or a tuple of them."""
+        """`array.shape[index]`: an int (`Tag(TagKind.DIM0)` for axis 0), or a tuple of them."""
         dims = array.dims
         position = int_literal(index)
         if position == 0 and not isinstance(index, ast.Slice):
-            return Tag("dim0", ref=array)
+            return Tag(TagKind.DIM0, ref=array)
         if position is not None:
             inside = dims is not None and -len(dims) <= position < len(dims)
-            return Py("int", size=dims[position] if dims is not None and inside else None)
+            return Py(PyKind.INT, size=dims[position] if dims is not None and inside else None)
         if isinstance(index, ast.Slice) and array.rank is not None:
             _, literal = self.slice_of(Size(array.rank), index, node, env)
             if literal is None:
-                return Seq(Py("int"))
+                return Seq(Py(PyKind.INT))
             axes = range(array.rank)[literal]
-            elements = tuple(Py("int", size=dims[a] if dims else None) for a in axes)
-            return Seq(Py("int"), 1, len(elements), elements=elements)
+            elements = tuple(Py(PyKind.INT, size=dims[a] if dims else None) for a in axes)
+            return Seq(Py(PyKind.INT), 1, len(elements), elements=elements)
         self.ev(index, env)
         return None
 
@@ -636,65 +647,69 @@ class _Interpreter:
         why = f"{source_text(node)} (line {getattr(node, 'lineno', 0)})" if any(given) else ""
         return sz.sliced(size, values[0], values[1], values[2], given, why), literal
 
-    def index_kind(self, part: ast.expr, env: dict[str, Value]) -> tuple[str | None, Value]:
-        """ "int", "slice", "new" (None / np.newaxis), "ellipsis", "take" (an integer
-        array of rank 1), "mask" (a boolean array of rank 1) or None (anything else), and
-        the index's value."""
+    def index_kind(self, part: ast.expr, env: dict[str, Value]) -> tuple[IndexKind | None, Value]:
+        """What one part of an index does (None: anything else), and its value."""
         if isinstance(part, ast.Slice):
-            return "slice", None  # its bounds are evaluated by indexed_dims
+            return IndexKind.SLICE, None  # its bounds are evaluated by indexed_dims
         if isinstance(part, ast.Constant):
             if part.value is None:
-                return "new", None
+                return IndexKind.NEW, None
             if part.value is Ellipsis:
-                return "ellipsis", None
+                return IndexKind.ELLIPSIS, None
             integer = isinstance(part.value, int) and not isinstance(part.value, bool)
-            return ("int" if integer else None), None
+            return (IndexKind.INT if integer else None), None
         value = self.ev(part, env)
-        if isinstance(value, Py) and value.kind == "none":
-            return "new", value
-        if (isinstance(value, Py) and value.kind == "int") or (
-            isinstance(value, Tag) and value.kind == "dim0"
+        if isinstance(value, Py) and value.kind == PyKind.NONE:
+            return IndexKind.NEW, value
+        if (isinstance(value, Py) and value.kind == PyKind.INT) or (
+            isinstance(value, Tag) and value.kind == TagKind.DIM0
         ):
-            return "int", value
+            return IndexKind.INT, value
         if isinstance(value, Arr) and value.rank == 1 and value.dtype is not None:
             if value.dtype == "bool":
-                return "mask", value
+                return IndexKind.MASK, value
             if value.dtype.startswith(("int", "uint")):
-                return "take", value
+                return IndexKind.TAKE, value
         return None, value
 
     def indexed_dims(
         self,
         owner: Arr,
         parts: Sequence[ast.expr],
-        kinds: Sequence[tuple[str, Value]],
+        kinds: Sequence[tuple[IndexKind, Value]],
         node: ast.Subscript,
         env: dict[str, Value],
     ) -> Dims | None:
         """The dims of `owner[parts]` (a basic index plus at most one rank-1 array)."""
         dims = owner.dims
-        if sum(kind in ("take", "mask") for kind, _ in kinds) > 1 or owner.rank is None:
+        if (
+            sum(kind in (IndexKind.TAKE, IndexKind.MASK) for kind, _ in kinds) > 1
+            or owner.rank is None
+        ):
             dims = None  # NumPy's advanced indexing of several arrays: not followed
-        consumed = sum(kind in ("int", "slice", "take", "mask") for kind, _ in kinds)
+        consumed = sum(
+            kind in (IndexKind.INT, IndexKind.SLICE, IndexKind.TAKE, IndexKind.MASK)
+            for kind, _ in kinds
+        )
         result: list[Size | None] = []
         axis = 0
         for part, (kind, value) in zip(parts, kinds, strict=True):
-            if kind == "slice":
+            if kind is IndexKind.SLICE:
                 size = dims[axis] if dims is not None and axis < len(dims) else None
                 result.append(self.slice_of(size, part, node, env)[0])
                 axis += 1
-            elif kind == "int":
+            elif kind is IndexKind.INT:
                 axis += 1
-            elif kind == "new":
+            elif kind is IndexKind.NEW:
                 result.append(Size(1, (), f"{source_text(node)} (line {node.lineno})"))
-            elif kind == "ellipsis" and dims is not None:
+            elif kind is IndexKind.ELLIPSIS and dims is not None:
                 count = len(dims) - consumed
                 result.extend(dims[axis : axis + count])
                 axis += max(count, 0)
-            elif kind == "take" and isinstance(value, Arr):
+            elif kind is IndexKind.TAKE and isinstance(value, Arr):
                 result.append(value.dims[0] if value.dims else None)
                 axis += 1
-            elif kind == "mask" and isinstance(value, Arr):
+            elif kind is IndexKind.MASK and isinstance(value, Arr):
                 request = value.source or owner.source
                 why = f"{source_text(node)} (line {node.lineno})"
                 result.append(
@@ -734,7 +749,7 @@ class _Interpreter:
         if numpy is not None:
             return self.array_calls.numpy_call(numpy, node, args, kwargs)
         if isinstance(func, ast.Attribute) and _is_self(func.value) and func.attr in self.methods:
-            return self.invoke(self.methods[func.attr], [Tag("self"), *args], kwargs)
+            return self.invoke(self.methods[func.attr], [Tag(TagKind.SELF), *args], kwargs)
         if tokenizer_call(node) and not (isinstance(func, ast.Name) and func.id in self.functions):
             return tokenized(node, args, kwargs)
         if (
@@ -779,14 +794,14 @@ class _Interpreter:
         self, name: str, node: ast.Call, args: list[Value], kwargs: Mapping[str, Value]
     ) -> Value:
         if name == "get_input_tensor_by_name":
-            return Tag("tensor", string_literal(argument(node, 1, "name")) or "")
+            return Tag(TagKind.TENSOR, string_literal(argument(node, 1, "name")) or "")
         if name == "get_output_config_by_name":
-            return Tag("output_config", string_literal(argument(node, 1, "name")) or "")
+            return Tag(TagKind.OUTPUT_CONFIG, string_literal(argument(node, 1, "name")) or "")
         if name == "triton_string_to_numpy":
             given = args[0] if args else None
-            if isinstance(given, Tag) and given.kind == "output_config_type":
+            if isinstance(given, Tag) and given.kind == TagKind.OUTPUT_CONFIG_TYPE:
                 dtype = self.output_types.get(given.name)
-                return Tag("dtype", dtype) if dtype else None
+                return Tag(TagKind.DTYPE, dtype) if dtype else None
             return None
         if name in ("Tensor", "Tensor.from_dlpack"):
             tensor_name = string_literal(argument(node, 0, "name"))
@@ -800,7 +815,7 @@ class _Interpreter:
                         value if isinstance(value, Arr) else None,
                     )
                 )
-            return Tag("output_tensor", tensor_name or "")
+            return Tag(TagKind.OUTPUT_TENSOR, tensor_name or "")
         if name == "InferenceResponse":
             error = argument(node, 1, "error")
             if error is None or (isinstance(error, ast.Constant) and error.value is None):
@@ -809,7 +824,7 @@ class _Interpreter:
                     sent = given.sent if isinstance(given, Seq) else None
                     fixed = not all(self.branches)
                     self.responses.append(ResponseValue(node.lineno, node.col_offset, sent, fixed))
-            return Tag("response")
+            return Tag(TagKind.RESPONSE)
         return None
 
     def builtin(self, name: str, node: ast.Call, args: list[Value]) -> Value:
@@ -819,26 +834,26 @@ class _Interpreter:
         if name in ("float", "int") and isinstance(value, Arr):
             request = value.source is not None and value.rank in (0, 1, None)
             size = sz.symbol(f"r:value@{node.lineno}:{node.col_offset}", why) if request else None
-            return Py(name, size=size)  # int(x[0]): a value of the request
+            return Py(PyKind(name), size=size)  # int(x[0]): a value of the request
         if name in ("float", "int"):
             size = size_of(as_int(value))
-            if name == "int" and isinstance(value, Py) and value.kind == "float":
+            if name == "int" and isinstance(value, Py) and value.kind == PyKind.FLOAT:
                 size = size if size is None or size.constant is not None else sz.opaque(
                     "int", (size,), why
                 )  # fmt: skip
-            return Py(name, size=size)
+            return Py(PyKind(name), size=size)
         if name in ("bool", "str", "bytes"):
-            return Py(name)
+            return Py(PyKind(name))
         if name == "len":
             if isinstance(value, Arr):
-                return Tag("dim0", ref=value)
+                return Tag(TagKind.DIM0, ref=value)
             if isinstance(value, Encoding):
-                return Py("int", size=value.count)
+                return Py(PyKind.INT, size=value.count)
             if isinstance(value, Seq | Py):
-                return Py("int", size=value.size)
-            return Py("int")
+                return Py(PyKind.INT, size=value.size)
+            return Py(PyKind.INT)
         if name == "range":
-            return Seq(Py("int"), length=range_length([size_of(as_int(a)) for a in args], why))
+            return Seq(Py(PyKind.INT), length=range_length([size_of(as_int(a)) for a in args], why))
         if name in ("list", "tuple", "sorted"):
             if isinstance(value, Seq):
                 return value
@@ -847,8 +862,9 @@ class _Interpreter:
             return Seq(None)
         if name in ("min", "max") and len(args) >= 2:
             numbers = [as_int(a) for a in args]
-            if all(isinstance(n, Py) and n.kind in ("int", "float") for n in numbers):
-                kind = "float" if any(getattr(n, "kind", "") == "float" for n in numbers) else "int"
+            if all(isinstance(n, Py) and n.kind in (PyKind.INT, PyKind.FLOAT) for n in numbers):
+                floats = any(isinstance(n, Py) and n.kind is PyKind.FLOAT for n in numbers)
+                kind = PyKind.FLOAT if floats else PyKind.INT
                 return Py(kind, size=sz.extreme(name, [size_of(n) for n in numbers], why))
             return None
         if name in ("round", "abs") and isinstance(as_int(value), Py):
@@ -859,7 +875,7 @@ class _Interpreter:
                 size = sz.constant(abs(size.constant), why)
             elif size is not None and size.constant is None:
                 size = sz.opaque(name, (size,), why)
-            kind = "int" if name == "round" and len(args) == 1 else number.kind
+            kind = PyKind.INT if name == "round" and len(args) == 1 else number.kind
             return Py(kind, size=size)
         return None
 
@@ -871,15 +887,23 @@ class _Interpreter:
         args: list[Value],
         kwargs: Mapping[str, Value],
     ) -> Value:
-        if isinstance(owner, Tag) and owner.kind == "tensor" and name == "as_numpy":
+        if isinstance(owner, Tag) and owner.kind == TagKind.TENSOR and name == "as_numpy":
             return input_array(self.inputs, owner.name, node.lineno)
-        if isinstance(owner, Tag) and owner.kind == "request" and name == "get_response_sender":
-            return Tag("sender")
-        if isinstance(owner, Tag) and owner.kind == "request" and name == "requested_output_names":
-            return Tag("requested")
+        if (
+            isinstance(owner, Tag)
+            and owner.kind == TagKind.REQUEST
+            and name == "get_response_sender"
+        ):
+            return Tag(TagKind.SENDER)
+        if (
+            isinstance(owner, Tag)
+            and owner.kind == TagKind.REQUEST
+            and name == "requested_output_names"
+        ):
+            return Tag(TagKind.REQUESTED)
         if isinstance(owner, Arr):
             return self.array_calls.array_method(owner, name, node, args, kwargs)
-        if isinstance(owner, Py) and owner.kind in ("str", "bytes"):
+        if isinstance(owner, Py) and owner.kind in (PyKind.STR, PyKind.BYTES):
             why = f"{source_text(node)} (line {node.lineno})"
             size = sz.opaque(name, (owner.size,), why)
             if name == "join" or name in _STR_METHODS:
@@ -888,11 +912,11 @@ class _Interpreter:
                 part = Py(owner.kind, size=sz.opaque("part", (owner.size,), why))
                 return Seq(part, length=size)
             if name in ("decode", "encode"):
-                return Py("str" if name == "decode" else "bytes", size=owner.size)
+                return Py(PyKind.STR if name == "decode" else PyKind.BYTES, size=owner.size)
         if name == "decode":
-            return Py("str")
+            return Py(PyKind.STR)
         if name == "encode" and (not node.args or string_literal(node.args[0]) is not None):
-            return Py("bytes")  # text.encode() or .encode("utf-8"), not tokenizer.encode(text)
+            return Py(PyKind.BYTES)  # text.encode() or .encode("utf-8"), not tokenizer.encode(text)
         if isinstance(owner, Seq) and name in ("append", "extend", "insert"):
             return None
         return None

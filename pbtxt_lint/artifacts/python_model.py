@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ast
 import re
-import stat
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
@@ -31,7 +30,13 @@ from typing import Any, cast
 from pbtxt_lint import storage
 from pbtxt_lint.artifacts.python_execute import ExecuteFacts, execute_facts, position
 from pbtxt_lint.artifacts.python_syntax import Aliases
-from pbtxt_lint.artifacts.signature import ArtifactError, ArtifactProblem, Signature, reason
+from pbtxt_lint.artifacts.signature import (
+    ArtifactError,
+    ArtifactProblem,
+    Signature,
+    reason,
+    stat_artifact,
+)
 from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 
@@ -197,13 +202,7 @@ class PythonSignature(Signature):
 def read_python_model(path: Path, model_dir: Path) -> PythonSignature:
     """Analyse model.py without importing it; raises `ArtifactError` if it cannot be read."""
     label = str(path)
-    try:
-        st = storage.stat(path)
-    except (OSError, ValueError) as exc:
-        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
-    if not stat.S_ISREG(st.st_mode):
-        what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise ArtifactError("not-a-file", f"{label} is {what}; the stub imports a .py file")
+    st = stat_artifact(path, folder="; the stub imports a .py file", empty_ok=True)
     if st.st_size > MAX_SOURCE_BYTES:
         return _too_large(path, st.st_size)
     try:

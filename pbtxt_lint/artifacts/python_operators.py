@@ -18,7 +18,18 @@ from pbtxt_lint.artifacts import python_numpy as npt
 from pbtxt_lint.artifacts import python_sizes as sz
 from pbtxt_lint.artifacts.python_dims import arithmetic, matmul_dims, matmul_rank
 from pbtxt_lint.artifacts.python_syntax import source_text
-from pbtxt_lint.artifacts.python_values import Arr, Py, Seq, Value, as_int, empty, join, seq_of
+from pbtxt_lint.artifacts.python_values import (
+    NUMBERS,
+    Arr,
+    Py,
+    PyKind,
+    Seq,
+    Value,
+    as_int,
+    empty,
+    join,
+    seq_of,
+)
 
 
 def binop(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
@@ -30,14 +41,14 @@ def binop(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
     why = f"{source_text(node)} (line {line})" if sized else ""
     if isinstance(left, Py) and isinstance(right, Py):
         kinds = {left.kind, right.kind}
-        if kinds & {"str", "bytes"}:
-            text = left if left.kind in ("str", "bytes") else right
+        if kinds & {PyKind.STR, PyKind.BYTES}:
+            text = left if left.kind in (PyKind.STR, PyKind.BYTES) else right
             joined = isinstance(op, ast.Add) and left.kind == right.kind
             return Py(text.kind, size=sz.add(left.size, right.size, why) if joined else None)
         result_size = arithmetic(op, left.size, right.size, why)
-        if isinstance(op, ast.Div) or "float" in kinds:
-            return Py("float", size=result_size)
-        return Py("int", size=result_size) if kinds <= {"int", "bool"} else None
+        if isinstance(op, ast.Div) or PyKind.FLOAT in kinds:
+            return Py(PyKind.FLOAT, size=result_size)
+        return Py(PyKind.INT, size=result_size) if kinds <= {PyKind.INT, PyKind.BOOL} else None
     if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(op, ast.Add):
         length = sz.add(left.size, right.size, why)
         elements = None
@@ -50,7 +61,7 @@ def binop(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
     if isinstance(op, ast.Mult) and {type(left), type(right)} == {Seq, Py}:
         seq = left if isinstance(left, Seq) else right
         count = right if isinstance(right, Py) else left
-        if isinstance(seq, Seq) and isinstance(count, Py) and count.kind == "int":
+        if isinstance(seq, Seq) and isinstance(count, Py) and count.kind == PyKind.INT:
             return replace(seq_of(seq.item), length=sz.multiply(seq.size, count.size, why))
         return None
     if not (isinstance(left, Arr) or isinstance(right, Arr)):
@@ -76,11 +87,11 @@ def binop(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
             else sz.broadcast(a.dims, b.dims)
         )
         result = replace(base, dtype=dtype, why=why, rank=rank, size=size, dims=dims)
-    elif scalar is not None and scalar.kind in ("int", "float", "bool"):
+    elif scalar is not None and scalar.kind in NUMBERS:
         array = arrays[0]
-        dtype = npt.with_scalar(array.dtype, scalar.kind)
+        dtype = npt.with_scalar(array.dtype, scalar.kind.value)
         why = array.why if dtype == array.dtype else (
-            f"{array.dtype} array {symbol} Python {scalar.kind} gives {dtype} (line {line})"
+            f"{array.dtype} array {symbol} Python {scalar.kind.value} gives {dtype} (line {line})"
         )  # fmt: skip
         result = replace(array, dtype=dtype, why=why)
     else:

@@ -18,6 +18,7 @@ steps that read the outputs.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -67,11 +68,26 @@ class Arr:
             object.__setattr__(self, "dims", None)
 
 
+class PyKind(enum.Enum):
+    """The type of a Python scalar (`Py`)."""
+
+    INT = "int"
+    FLOAT = "float"
+    BOOL = "bool"
+    STR = "str"
+    BYTES = "bytes"
+    NONE = "none"
+
+
+NUMBERS = frozenset({PyKind.INT, PyKind.FLOAT, PyKind.BOOL})
+"""The kinds of Python number (a bool is an int in arithmetic)."""
+
+
 @dataclass(frozen=True)
 class Py:
-    """A Python scalar: "int", "float", "bool", "str", "bytes" or "none"."""
+    """A Python scalar."""
 
-    kind: str
+    kind: PyKind
     text: str = ""
     """A short string literal's value (a dtype may be named by one: "float32")."""
     size: Size | None = None
@@ -118,12 +134,32 @@ class Seq:
         return sz.Size(self.items) if self.items >= 0 else self.length
 
 
+class TagKind(enum.Enum):
+    """The role of a value the checks know by role (`Tag`)."""
+
+    SELF = "self"  # the model instance
+    REQUESTS = "requests"  # execute's argument
+    REQUEST = "request"  # one of them
+    TENSOR = "tensor"  # get_input_tensor_by_name(request, name); `name` is the input
+    REQUESTED = "requested"  # request.requested_output_names()
+    SENDER = "sender"  # request.get_response_sender()
+    RESPONSE = "response"  # pb_utils.InferenceResponse(...)
+    OUTPUT_CONFIG = "output_config"  # get_output_config_by_name(config, name)
+    OUTPUT_CONFIG_TYPE = "output_config_type"  # its ["data_type"]
+    OUTPUT_TENSOR = "output_tensor"  # pb_utils.Tensor(name, ...); `name` is the output
+    DTYPE = "dtype"  # a NumPy dtype; `name` is its name
+    PYTYPE = "pytype"  # a Python type used as a dtype (int, float, ...); `name`
+    NUMPY = "numpy"  # another attribute of NumPy; `name`
+    SHAPE = "shape"  # array.shape; `ref` is the array
+    DIM0 = "dim0"  # array.shape[0] or len(array); `ref` is the array
+
+
 @dataclass(frozen=True)
 class Tag:
     """A value the checks know by role: the requests, one request, an input tensor, a
     dtype, an output's config, an array's shape or first dim, ..."""
 
-    kind: str
+    kind: TagKind
     name: str = ""
     ref: Arr | None = None
 
@@ -212,8 +248,9 @@ def join(a: Value, b: Value) -> Value:
         size = sz.join(a.size, b.size)
         if a.kind == b.kind:
             return Py(a.kind, a.text if a.text == b.text else "", size)
-        if {a.kind, b.kind} <= {"int", "float", "bool"}:
-            return Py("float" if "float" in (a.kind, b.kind) else "int", size=size)
+        if a.kind in NUMBERS and b.kind in NUMBERS:
+            wider = PyKind.FLOAT if PyKind.FLOAT in (a.kind, b.kind) else PyKind.INT
+            return Py(wider, size=size)
         return None
     if isinstance(a, Seq) and isinstance(b, Seq):
         elements = None
@@ -245,9 +282,9 @@ def empty(value: Seq) -> bool:
 
 def size_of(value: Value) -> Size | None:
     """The value of an int (or integral float) the flow follows."""
-    if isinstance(value, Py) and value.kind in ("int", "float"):
+    if isinstance(value, Py) and value.kind in (PyKind.INT, PyKind.FLOAT):
         return value.size
-    if isinstance(value, Tag) and value.kind == "dim0" and value.ref is not None:
+    if isinstance(value, Tag) and value.kind == TagKind.DIM0 and value.ref is not None:
         return value.ref.dims[0] if value.ref.dims else None
     return None
 
@@ -256,7 +293,7 @@ def from_request(value: Value) -> bool:
     """Whether a value is derived from the request's data."""
     if isinstance(value, Arr):
         return value.source is not None
-    if isinstance(value, Tag) and value.kind == "dim0" and value.ref is not None:
+    if isinstance(value, Tag) and value.kind == TagKind.DIM0 and value.ref is not None:
         return from_request(value.ref)
     size = value.size if isinstance(value, Py | Seq) else None
     return size is not None and size.from_request
@@ -264,7 +301,7 @@ def from_request(value: Value) -> bool:
 
 def sent_by(value: Value) -> Sent:
     """What putting `value` in a list adds to the tensors it holds."""
-    if isinstance(value, Tag) and value.kind == "output_tensor" and value.name:
+    if isinstance(value, Tag) and value.kind == TagKind.OUTPUT_TENSOR and value.name:
         names = frozenset({value.name})
         return Sent(names, names)
     return Sent(unknown=True)
@@ -285,22 +322,24 @@ def seq_of(item: Value) -> Seq:
 def constant(value: object, line: int) -> Value:
     """The value of a literal (`256`, `"float32"`, `None`) at `line`."""
     if value is None:
-        return Py("none")
+        return Py(PyKind.NONE)
     if isinstance(value, bool):
-        return Py("bool")
+        return Py(PyKind.BOOL)
     if isinstance(value, int):  # a 0x literal of thousands of digits: Python cannot print it
         return Py(
-            "int", size=sz.constant(value, f"{value} (line {line})") if sz.fits(value) else None
+            PyKind.INT,
+            size=sz.constant(value, f"{value} (line {line})") if sz.fits(value) else None,
         )
     if isinstance(value, float):
         integral = value.is_integer() and abs(value) < 1 << 40
-        return Py("float", size=sz.constant(int(value), f"{value} (line {line})") if integral else (
+        size = sz.constant(int(value), f"{value} (line {line})") if integral else (
             sz.symbol(f"c:{value!r}", f"{value} (line {line})")
-        ))  # fmt: skip
+        )  # fmt: skip
+        return Py(PyKind.FLOAT, size=size)
     if isinstance(value, str):
-        return Py("str", value if len(value) <= 16 else "", sz.constant(len(value), ""))
+        return Py(PyKind.STR, value if len(value) <= 16 else "", sz.constant(len(value), ""))
     if isinstance(value, bytes):
-        return Py("bytes", size=sz.constant(len(value), ""))
+        return Py(PyKind.BYTES, size=sz.constant(len(value), ""))
     return None
 
 
@@ -323,9 +362,9 @@ def with_dims(value: Value, dims: Dims | None) -> Value:
 
 
 def as_int(value: Value) -> Value:
-    """`len(array)` (a `Tag("dim0")`) as the int it is, for arithmetic."""
-    if isinstance(value, Tag) and value.kind == "dim0":
-        return Py("int", size=size_of(value))
+    """`len(array)` (a `Tag(TagKind.DIM0)`) as the int it is, for arithmetic."""
+    if isinstance(value, Tag) and value.kind == TagKind.DIM0:
+        return Py(PyKind.INT, size=size_of(value))
     return value
 
 

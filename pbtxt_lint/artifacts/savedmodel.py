@@ -18,7 +18,6 @@ the weights of a frozen graph) by its length, so memory does not grow with the f
 
 from __future__ import annotations
 
-import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +29,10 @@ from pbtxt_lint.artifacts.signature import (
     Dim,
     Signature,
     TensorSpec,
+    VarintError,
+    decode_varint,
     map_artifact,
-    reason,
+    stat_artifact,
 )
 
 __all__ = [
@@ -110,14 +111,7 @@ def read_savedmodel(path: Path, model_dir: Path) -> SavedModelSignature:
     Raises `ArtifactError` when the file is not a readable SavedModel.
     """
     label = str(path)
-    try:
-        st = storage.stat(path)
-    except (OSError, ValueError) as exc:
-        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise ArtifactError("not-a-file", f"{label} is a folder, not saved_model.pb")
-    if not stat.S_ISREG(st.st_mode):
-        raise ArtifactError("not-a-file", f"{label} is not a regular file")
+    st = stat_artifact(path, folder=", not saved_model.pb", other="", empty_ok=True)
     if path.name != "saved_model.pb":
         raise ArtifactError(
             "not-a-file",
@@ -174,19 +168,13 @@ class _Reader:
         return ArtifactError(kind, f"{self.label} is {state}: {what} at byte {at:,}")
 
     def varint(self, i: int, end: int) -> tuple[int, int]:
-        result = shift = 0
-        start = i
-        while True:
-            if i >= end:
-                raise self.corrupt(i, "a number runs past the end of its message")
-            byte = self.buf[i]
-            i += 1
-            result |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return result & 0xFFFFFFFFFFFFFFFF, i
-            shift += 7
-            if shift >= 70:
-                raise self.corrupt(start, "a varint longer than 10 bytes")
+        try:
+            return decode_varint(self.buf, i, end)
+        except VarintError as error:
+            if error.overlong:
+                raise self.corrupt(i, "a varint longer than 10 bytes") from None
+            at = max(end, i)
+            raise self.corrupt(at, "a number runs past the end of its message") from None
 
     def fields(self, start: int, end: int) -> Iterator[tuple[int, int, int, int]]:
         """(field, wire type, a, b): a varint value, or the payload [a, b)."""

@@ -6,6 +6,8 @@ compare ``config.pbtxt`` with a model never need to know how the file was parsed
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +82,53 @@ def reason(exc: BaseException) -> str:
     """Why a read failed, for a message: the OS's words ("Permission denied") when
     there are some, else the exception's text."""
     return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+def stat_artifact(
+    path: Path, *, folder: str, other: str | None = None, empty_ok: bool = False
+) -> os.stat_result:
+    """The model file's status, or the `ArtifactError` every reader raises alike: it
+    cannot be reached, is a folder (`folder` ends the message: what Triton wants
+    instead), is no regular file (`other`, by default `folder`), or is empty (unless
+    `empty_ok`)."""
+    label = str(path)
+    try:
+        st = storage.stat(path)
+    except (OSError, ValueError) as exc:
+        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ArtifactError("not-a-file", f"{label} is a folder{folder}")
+    if not stat.S_ISREG(st.st_mode):
+        ending = folder if other is None else other
+        raise ArtifactError("not-a-file", f"{label} is not a regular file{ending}")
+    if st.st_size == 0 and not empty_ok:
+        raise ArtifactError("empty", f"{label} is empty (0 bytes)")
+    return st
+
+
+class VarintError(Exception):
+    """A protobuf varint that runs past the end of its message, or past ten bytes."""
+
+    def __init__(self, overlong: bool) -> None:
+        super().__init__("a varint longer than 10 bytes" if overlong else "a varint cut short")
+        self.overlong = overlong
+
+
+def decode_varint(buf: storage.Buffer, i: int, end: int) -> tuple[int, int]:
+    """The protobuf varint at `i` of `buf` (before `end`): its value as a uint64 and the
+    position after it (the ONNX and SavedModel readers walk the wire format alike)."""
+    result = shift = 0
+    while True:
+        if i >= end:
+            raise VarintError(overlong=False)
+        byte = buf[i]
+        i += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result & 0xFFFFFFFFFFFFFFFF, i
+        shift += 7
+        if shift >= 70:
+            raise VarintError(overlong=True)
 
 
 def map_artifact(path: Path, label: str) -> storage.Buffer:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import importlib.util
 import mmap
-import stat
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from pbtxt_lint.artifacts.signature import (
     Signature,
     TensorSpec,
     reason,
+    stat_artifact,
 )
 from pbtxt_lint.schema.datatypes import config_type_from_tensorrt
 
@@ -170,16 +170,7 @@ def read_plan(path: Path, model_dir: Path) -> PlanSignature:
     Raises `ArtifactError` when the file is not a TensorRT plan at all.
     """
     label = str(path)
-    try:
-        st = storage.stat(path)
-    except (OSError, ValueError) as exc:
-        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise ArtifactError("not-a-file", f"{label} is a folder; Triton needs the plan file")
-    if not stat.S_ISREG(st.st_mode):
-        raise ArtifactError("not-a-file", f"{label} is not a regular file")
-    if st.st_size == 0:
-        raise ArtifactError("empty", f"{label} is empty (0 bytes)")
+    st = stat_artifact(path, folder="; Triton needs the plan file", other="")
     try:
         head = storage.read_head(path, 1024)
     except OSError as exc:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import io
 import pickletools
-import stat
 import struct
 import zipfile
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from pbtxt_lint.artifacts.signature import (
     Signature,
     TensorSpec,
     reason,
+    stat_artifact,
 )
 from pbtxt_lint.artifacts.torchscript_code import (
     DictKey,
@@ -121,15 +121,7 @@ def read_torchscript(path: Path, model_dir: Path) -> TorchScriptSignature:
     Raises `ArtifactError` when the file cannot be read or is not an archive at all.
     """
     label = str(path)
-    try:
-        st = storage.stat(path)
-    except (OSError, ValueError) as exc:
-        raise ArtifactError("not-a-file", f"cannot access {label}: {reason(exc)}") from None
-    if not stat.S_ISREG(st.st_mode):
-        what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise ArtifactError("not-a-file", f"{label} is {what}; Triton needs the TorchScript file")
-    if st.st_size == 0:
-        raise ArtifactError("empty", f"{label} is empty (0 bytes)")
+    st = stat_artifact(path, folder="; Triton needs the TorchScript file")
     try:
         with storage.open_binary(path) as handle:
             return _read(handle, path, st.st_size)

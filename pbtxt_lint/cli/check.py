@@ -38,12 +38,12 @@ STDIN = Path("-")
 if TYPE_CHECKING:
     from pbtxt_lint.baseline import Baseline
     from pbtxt_lint.cli.progress import Progress
-    from pbtxt_lint.config import Resolved
     from pbtxt_lint.diagnostics import Severity
     from pbtxt_lint.fixes import FixOutcome
     from pbtxt_lint.linter import CheckOptions, LintResult
     from pbtxt_lint.report.text import NotShown
     from pbtxt_lint.repository.layout import Overlay
+    from pbtxt_lint.settings_files import Resolved
 
 
 def _usage_error(message: str) -> NoReturn:
@@ -382,8 +382,8 @@ def check_options(params: Mapping[str, Any]) -> CheckOptions:
     PBTXT_LINT_NO_CACHE) in PBTXT_LINT_CACHE_DIR, else in the user's cache folder."""
     import dataclasses
 
-    from pbtxt_lint.config import Options
     from pbtxt_lint.linter import CheckOptions
+    from pbtxt_lint.settings_files import Options
 
     chosen = Options(**{f.name: params[f.name] for f in dataclasses.fields(Options)})
     cache_dir: Path | None = params["cache_dir"]
@@ -409,9 +409,9 @@ def _run(
         result = linter.check(paths, options)
     except Exception as error:  # never a traceback for the user unless asked
         from pbtxt_lint.cache import CacheError  # deferred: only runs that keep results load it
-        from pbtxt_lint.config import ConfigError
+        from pbtxt_lint.settings_files import SettingsError
 
-        if isinstance(error, (ConfigError, CacheError)):
+        if isinstance(error, (SettingsError, CacheError)):
             _usage_error(str(error))
         internal_error(error, debug)
     if baseline is not None:
@@ -513,8 +513,8 @@ def _render(
 
         render_concise(result, stream, not_shown)
     elif output_format == "statistics":
-        from pbtxt_lint.config import known_rules
         from pbtxt_lint.report.concise import render_statistics
+        from pbtxt_lint.settings_files import known_rules
 
         names = {rule.code: rule.name for rule in known_rules()}
         render_statistics(result, stream, names, not_shown)
@@ -542,20 +542,20 @@ def _render_document(result: LintResult, output_format: str) -> str:
 
 def _show_settings(paths: Sequence[Path], options: CheckOptions) -> None:
     """The effective settings of each group of paths, with where each value came from."""
-    from pbtxt_lint.config import ConfigError, resolve_settings
+    from pbtxt_lint.settings_files import SettingsError, resolve_settings
 
     try:
         groups: list[Resolved] = resolve_settings(
             list(paths) or [Path(".")], options, options.config_file
         )
-    except ConfigError as error:
+    except SettingsError as error:
         _usage_error(str(error))
     for number, group in enumerate(groups):
         if number:
             click.echo()
         checked = ", ".join(str(p) for p in group.paths)
         click.echo(f"paths: {checked}")
-        click.echo(f"configuration file: {group.config_file or 'none found'}")
+        click.echo(f"configuration file: {group.settings_file or 'none found'}")
         width = max(len(key) for key in group.origins)
         for key, origin in group.origins.items():
             click.echo(f"  {key:<{width}}  {origin.value}  ({origin.source})")

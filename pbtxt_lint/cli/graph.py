@@ -88,7 +88,7 @@ def load_graph(
     from pbtxt_lint.report.graph import drawing
     from pbtxt_lint.repository.layout import discover
     from pbtxt_lint.settings import Settings
-    from pbtxt_lint.textproto.binder import suggest
+    from pbtxt_lint.textproto.checks import suggest
     from pbtxt_lint.triton.autofill import is_ensemble
 
     targets, problems = discover([path], model_config_name)

@@ -2,7 +2,7 @@
 section, with the keys of the configuration file (`select`, `gpus`, `container`,
 `backends`, `triton-version`, ...; camelCase works too). They act like command-line
 options: they override the workspace's `.pbtxt-lint.toml` / `pyproject.toml`, which
-`pbtxt_lint.config` finds and resolves for each file as `check` does. Two keys are the
+`pbtxt_lint.settings_files` finds and resolves for each file as `check` does. Two keys are the
 editor's own: `debounce-ms` (pause after typing before a lint, default 100) and
 `docs-url` (where rule codes link).
 """

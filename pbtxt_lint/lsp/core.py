@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pbtxt_lint.analysis.context import Workspace
 from pbtxt_lint.analysis.ensemble import describe_model
-from pbtxt_lint.config import ConfigError, Options, known_rules, resolve_settings
 from pbtxt_lint.diagnostics import Diagnostic, Edit, Fix, Severity, Span
 from pbtxt_lint.fixes import apply_edits
 from pbtxt_lint.linter import CheckOptions, LintResult, check
@@ -26,6 +25,7 @@ from pbtxt_lint.rules.registry import RULES_BY_CODE
 from pbtxt_lint.schema import MODEL_CONFIG_DESCRIPTOR, ModelConfig
 from pbtxt_lint.schema.datatypes import byte_size, protocol_from_config_type
 from pbtxt_lint.settings import Settings
+from pbtxt_lint.settings_files import Options, SettingsError, known_rules, resolve_settings
 from pbtxt_lint.textproto.binder import is_map, is_repeated, message_type
 from pbtxt_lint.textproto.format import FormatError, format_text
 from pbtxt_lint.textproto.parse import ParsedConfig, parse_config
@@ -55,7 +55,6 @@ __all__ = [
     "MODEL_CONFIG_DESCRIPTOR",
     "Block",
     "CheckOptions",
-    "ConfigError",
     "Diagnostic",
     "Document",
     "Edit",
@@ -72,6 +71,7 @@ __all__ = [
     "Rule",
     "Scalar",
     "Settings",
+    "SettingsError",
     "Severity",
     "Span",
     "Token",

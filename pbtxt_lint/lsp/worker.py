@@ -23,10 +23,10 @@ from typing import Any
 
 from pbtxt_lint.lsp.core import (
     CheckOptions,
-    ConfigError,
     Diagnostic,
     Options,
     Settings,
+    SettingsError,
     Workspace,
     check,
     describe_model,
@@ -83,12 +83,12 @@ def run_job(job: Job) -> Outcome:
             return TensorsOutcome()
     try:
         groups = resolve_settings([job.path], job.options)
-    except ConfigError as error:
+    except SettingsError as error:
         return LintOutcome(error=str(error))
     group = groups[0]
     try:
         options = CheckOptions.extending(
-            job.options, config_file=group.config_file, processes=1, overlay=job.overlay
+            job.options, config_file=group.settings_file, processes=1, overlay=job.overlay
         )
         result = check([job.path], options)
     except Exception as error:  # a bug in pbtxt-lint: say so instead of going quiet
@@ -98,7 +98,7 @@ def run_job(job: Job) -> Outcome:
         first = result.internal_errors[0]
         where = f" in rule {first.rule}" if first.rule else ""
         message = f"internal error{where}: {first.error} (please report this bug)"
-    return LintOutcome(result.diagnostics, group.settings, group.config_file, message)
+    return LintOutcome(result.diagnostics, group.settings, group.settings_file, message)
 
 
 def _tensors(job: TensorsJob) -> TensorsOutcome:

@@ -46,10 +46,10 @@ def complete_command(model_dir: Path, settings: Settings) -> str:
     context = _model_context(model_dir, settings)
     completed = context.completed
     if completed.config is None:
-        raise CommandError(f"cannot complete '{context.model.name}': {completed.note}")
+        raise CommandError(f"cannot complete '{context.folder.name}': {completed.note}")
     if completed.error is not None:
         raise CommandError(
-            f"Triton fails to auto-complete '{context.model.name}': {completed.error.message}"
+            f"Triton fails to auto-complete '{context.folder.name}': {completed.error.message}"
         )
     config = ModelConfig()
     config.CopyFrom(completed.config)
@@ -59,7 +59,7 @@ def complete_command(model_dir: Path, settings: Settings) -> str:
     ]
     if completed.filled:
         source = context.artifacts.version(completed.version)
-        where = f" from {source.opened.relative_to(context.model.path)}" if source else ""
+        where = f" from {source.opened.relative_to(context.folder.path)}" if source else ""
         notes.append(f"# Auto-complete filled{where}: {', '.join(sorted(completed.filled))}.")
         onnx = completed.signature is not None and completed.signature.format == "onnx"
         if onnx and {"input", "output"} & completed.filled:
@@ -80,11 +80,11 @@ def init_command(model_dir: Path, force: bool) -> Path:
     file is replaced atomically either way.
     """
     context = _model_context(model_dir, Settings())
-    target = context.model.path / "config.pbtxt"
+    target = context.folder.path / "config.pbtxt"
     if target.exists() and not force:
         raise CommandError(f"{target} already exists; use --force to overwrite it")
-    first = context.model.first_subfolder_contents()
-    base = core_autofill(context.model.name, ModelConfig(), first, context.settings.target)
+    first = context.folder.first_subfolder_contents()
+    base = core_autofill(context.folder.name, ModelConfig(), first, context.settings.target)
     if base.error is not None:
         raise CommandError(base.error)
     artifacts = ModelArtifacts(context, base.config)
@@ -97,10 +97,10 @@ def init_command(model_dir: Path, force: bool) -> Path:
     completed = complete_with(context, base.config, artifacts, None)
     if completed.error is None and not completed.filled and artifacts.format != "onnx":
         why = completed.note or "its model.py has no auto_complete_config"
-        raise CommandError(f"cannot derive a config for '{context.model.name}' ({why}): {only}")
+        raise CommandError(f"cannot derive a config for '{context.folder.name}' ({why}): {only}")
     if completed.error is not None or completed.config is None or completed.signature is None:
         reason = completed.error.message if completed.error else completed.note
-        raise CommandError(f"cannot derive a config for '{context.model.name}': {reason}")
+        raise CommandError(f"cannot derive a config for '{context.folder.name}': {reason}")
     starter = _starter(completed.config)
     invalid = [io.name for io in starter.input if io.data_type == DataType.TYPE_INVALID]
     invalid += [io.name for io in starter.output if io.data_type == DataType.TYPE_INVALID]
@@ -109,7 +109,7 @@ def init_command(model_dir: Path, force: bool) -> Path:
             f"{', '.join(invalid)} in {completed.signature.path.name} have a data type "
             "Triton cannot represent; change the model's I/O types"
         )
-    source = completed.signature.path.relative_to(context.model.path)
+    source = completed.signature.path.relative_to(context.folder.path)
     header = [f"# Starter configuration written by pbtxt-lint init from {source}."]
     if "max_batch_size" in completed.filled:
         header.append(

@@ -13,12 +13,21 @@ from collections.abc import Iterator
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Rule, Stage, rule
-from pbtxt_lint.targets import NEWEST, Release, introduced
-from pbtxt_lint.textproto.binder import is_map, is_repeated
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
+from pbtxt_lint.rules.api import (
+    NEWEST,
+    FieldPath,
+    Finding,
+    Key,
+    ModelContext,
+    Release,
+    Rule,
+    Severity,
+    Stage,
+    introduced,
+    is_map,
+    is_repeated,
+    rule,
+)
 
 UNUSED_SUPPRESSION = "PL015"
 

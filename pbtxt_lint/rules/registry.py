@@ -1,33 +1,17 @@
-"""The rule registry: every family, listed explicitly, one place to look.
-
-`index.py` (generated from this registry by scripts/gen_docs.py) lists the same rules
-as data, so that a run imports only the families it calls.
+"""The rule registry: every rule itself, every topic module imported (for docs,
+`explain`, SARIF and the editor).
 
 A family is a module (`syntax`, `meta`) or a package whose `__init__` lists its topic
-modules by name in `MODULES`; each topic module defines its rules at module level with
-`@rule(...)`. `ALL_RULES` collects them in code order. Adding a rule touches its topic
-module only; adding a topic module adds it to its family's `MODULES`.
+modules by name in `MODULES` (`catalog.FAMILY_PACKAGES` lists the packages); each topic
+module defines its rules at module level with `@rule(...)`. `ALL_RULES` collects them in
+code order. Adding a rule touches its topic module only (it runs at once: see
+`catalog.py`); adding a topic module adds it to its family's `MODULES`.
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-
-from pbtxt_lint.rules import (
-    artifacts,
-    backends,
-    batching,
-    contracts,
-    ensembles,
-    features,
-    instances,
-    layout,
-    meta,
-    syntax,
-    tensors,
-)
-from pbtxt_lint.rules.base import Rule
+from pbtxt_lint.rules.base import Rule, rules_of
+from pbtxt_lint.rules.catalog import topic_modules
 
 FAMILIES: dict[str, str] = {
     "PL0": "Syntax, text and suppressions",
@@ -43,32 +27,9 @@ FAMILIES: dict[str, str] = {
 }
 """Code prefix -> family title, for listings and docs."""
 
-MODULES: tuple[ModuleType, ...] = (
-    syntax,
-    meta,
-    *(
-        importlib.import_module(f"{family.__name__}.{name}")
-        for family in (
-            layout,
-            tensors,
-            batching,
-            instances,
-            ensembles,
-            artifacts,
-            features,
-            backends,
-            contracts,
-        )
-        for name in family.MODULES
-    ),
-)
-"""Every module that defines rules."""
-
 
 def _collect() -> tuple[Rule, ...]:
-    rules = [
-        value for module in MODULES for value in vars(module).values() if isinstance(value, Rule)
-    ]
+    rules = [rule for module in topic_modules() for rule in rules_of(module).values()]
     codes = [r.code for r in rules]
     duplicates = {c for c in codes if codes.count(c) > 1}
     if duplicates:

@@ -8,16 +8,25 @@ report every problem in the file, each at its token, in plain words.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Rule, Stage, rule
-from pbtxt_lint.textproto.binder import ProblemKind
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    WARNING,
+    Finding,
+    ModelContext,
+    ProblemKind,
+    Rule,
+    RuleOptions,
+    Severity,
+    Stage,
+    rule,
+)
 
-ERROR = Severity.ERROR
-WARNING = Severity.WARNING
-INFO = Severity.INFO
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
+
 _PARSE_FAILED = "Poll failed for model directory '<model>': failed to read text proto from <path>"
 
 
@@ -35,13 +44,20 @@ def _parser_problems(context: ModelContext, kind: ProblemKind) -> Iterator[Findi
             yield Finding(problem.message, span=problem.span, hint=problem.hint, fix=problem.fix)
 
 
-def _parser_rule(kind: ProblemKind, *args: Any, **kwargs: Any) -> Rule:
+def _parser_rule(
+    kind: ProblemKind,
+    code: str,
+    name: str,
+    severity: Severity,
+    summary: str,
+    **options: Unpack[RuleOptions],
+) -> Rule:
     """A rule that reports the parser's problems of one kind."""
 
     def check(context: ModelContext) -> Iterator[Finding]:
         yield from _parser_problems(context, kind)
 
-    made = rule(*args, **kwargs)(check)
+    made = rule(code, name, severity, summary, **options)(check)
     RULES_OF_KINDS[kind] = made
     return made
 

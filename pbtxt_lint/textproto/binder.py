@@ -23,16 +23,23 @@ import functools
 import math
 import re
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 from pbtxt_lint.diagnostics import Edit, Fix, Span
 from pbtxt_lint.echo import bound_message
+from pbtxt_lint.textproto.checks import (
+    INT_RANGES,
+    enum_suggestion,
+    message_label,
+    out_of_range,
+    suggest,
+    unknown_enum,
+)
 from pbtxt_lint.textproto.integers import integer
 from pbtxt_lint.textproto.sourcemap import Key, Located, PathElement, SourceMap
 from pbtxt_lint.textproto.tokenizer import Token, TokenKind, string_bytes, string_value
@@ -113,12 +120,6 @@ def is_map(fd: FieldDescriptor) -> bool:
     return fd.message_type is not None and fd.message_type.GetOptions().map_entry
 
 
-_INT_RANGES = {
-    FieldDescriptor.CPPTYPE_INT32: (-(2**31), 2**31 - 1),
-    FieldDescriptor.CPPTYPE_INT64: (-(2**63), 2**63 - 1),
-    FieldDescriptor.CPPTYPE_UINT32: (0, 2**32 - 1),
-    FieldDescriptor.CPPTYPE_UINT64: (0, 2**64 - 1),
-}
 _FLOATS = (FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE)
 _TYPE_WORDS = {
     FieldDescriptor.CPPTYPE_INT32: "an integer",
@@ -206,15 +207,6 @@ def _is_hex_or_octal(body: str) -> bool:
     return len(body) >= 2 and body[0] == "0" and (body[1] in "xX" or "0" <= body[1] < "8")
 
 
-def suggest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
-    """The closest candidate, case-insensitively, or None."""
-    import difflib  # only when there is a mistake to explain
-
-    by_lower = {c.lower(): c for c in candidates}
-    match = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=cutoff)
-    return by_lower[match[0]] if match else None
-
-
 @functools.lru_cache(maxsize=1024)
 def _suggest_field(name: str, descriptor: Descriptor) -> str | None:
     """`suggest` for a field name: a file of garbage repeats the same words."""
@@ -285,7 +277,7 @@ class _FieldInfo:
         self.message_type: Descriptor | None = fd.message_type
         self.is_map = is_map(fd)
         self.is_float = fd.cpp_type in _FLOATS
-        self.int_range = _INT_RANGES.get(fd.cpp_type)
+        self.int_range = INT_RANGES.get(fd.cpp_type)
         oneof = fd.containing_oneof
         # C++ `HasField` is presence for messages and oneof members (synthetic ones of
         # `optional` fields too); only a real oneof excludes its other members.
@@ -364,7 +356,7 @@ class Binder:
 
     def unknown_field(self, node: Field, descriptor: Descriptor) -> None:
         name = node.name.text
-        where = _message_label(descriptor)
+        where = message_label(descriptor)
         if len(self.problems) >= _EXPLAINED:  # a file of thousands of unknown names
             self.problem(
                 ProblemKind.UNKNOWN_FIELD, f"{where} has no field named '{name}'", node.name_span
@@ -612,7 +604,7 @@ class Binder:
             return self.check_enum(item, fd)
         if cpp == FieldDescriptor.CPPTYPE_BOOL:
             return self.check_bool(item, fd)
-        if cpp in _INT_RANGES:
+        if cpp in INT_RANGES:
             return self.check_int(item, fd)
         return self.check_float(item, fd)
 
@@ -677,14 +669,9 @@ class Binder:
             known = enum_type.values_by_name.get(token.text)
             if known is not None:
                 return int(known.number)
-            target = enum_suggestion(token.text, enum_type)
-            self.problem(
-                ProblemKind.UNKNOWN_ENUM,
-                f"'{token.text}' is not a value of {enum_type.name} (field '{fd.name}')",
-                token_span(token),
-                f"did you mean {target}?" if target else f"use one of: {', '.join(names)}",
-                _replace(token, target, f"replace with {target}") if target else None,
-            )
+            message, hint, target = unknown_enum(token.text, fd)
+            fix = _replace(token, target, f"replace with {target}") if target else None
+            self.problem(ProblemKind.UNKNOWN_ENUM, message, token_span(token), hint, fix)
             return None
         if token.kind is TokenKind.STRING:
             inner = string_value(token.text) or ""
@@ -751,7 +738,7 @@ class Binder:
         return None
 
     def check_int(self, item: Scalar, fd: FieldDescriptor) -> int | None:
-        low, high = _INT_RANGES[fd.cpp_type]
+        low, high = INT_RANGES[fd.cpp_type]
         words = _TYPE_WORDS[fd.cpp_type]
         token = item.first
         if token.kind is TokenKind.STRING:
@@ -787,19 +774,11 @@ class Binder:
                     Fix("write 0", (Edit(item.first.start, item.last.end, "0"),)),
                 )
                 return None
-            self.problem(
-                ProblemKind.OUT_OF_RANGE,
-                f"{item.text} is out of range for '{fd.name}' ({low} to {high})",
-                item.span,
-            )
+            self.problem(ProblemKind.OUT_OF_RANGE, out_of_range(item.text, fd), item.span)
             return None
         value = -magnitude if number.negative else magnitude
         if not low <= value <= high:
-            self.problem(
-                ProblemKind.OUT_OF_RANGE,
-                f"{item.text} is out of range for '{fd.name}' ({low} to {high})",
-                item.span,
-            )
+            self.problem(ProblemKind.OUT_OF_RANGE, out_of_range(item.text, fd), item.span)
             return None
         return value
 
@@ -888,27 +867,6 @@ def _float_hint(body: str) -> str | None:
     return None
 
 
-def enum_suggestion(word: str, enum_type: EnumDescriptor) -> str | None:
-    """Best guess at the enum value meant by `word` (TYPE_FLOAT32, GPU, fp32...)."""
-    from pbtxt_lint.schema.datatypes import MISSPELLINGS  # deferred: only on a mistake
-
-    names = list(enum_type.values_by_name)
-    upper = word.upper()
-    if upper in enum_type.values_by_name:
-        return upper
-    fixed = MISSPELLINGS.get(upper)
-    if fixed in enum_type.values_by_name:
-        return fixed
-    prefixes = {name.split("_", 1)[0] + "_" for name in names if "_" in name}
-    for prefix in sorted(prefixes):
-        if prefix + upper in enum_type.values_by_name:
-            return prefix + upper
-        fixed = MISSPELLINGS.get(prefix + upper)
-        if fixed in enum_type.values_by_name:
-            return fixed
-    return suggest(word, names)
-
-
 def _decode_key(item: Scalar, fd: FieldDescriptor) -> object | None:
     """A map key for the source map and duplicate check (leniently: errors come later)."""
     if fd.cpp_type == FieldDescriptor.CPPTYPE_STRING:
@@ -933,12 +891,6 @@ def _message_value_hint(fd: FieldDescriptor, item: Scalar) -> str:
     if message_type(fd).full_name == "inference.ModelParameter":
         return f"write `{fd.name} {{ string_value: {item.text} }}`"
     return f"write `{fd.name} {{ ... }}`"
-
-
-def _message_label(descriptor: Descriptor) -> str:
-    if descriptor.full_name == "inference.ModelConfig":
-        return "the model configuration"
-    return f"'{_short(descriptor.full_name)}'"
 
 
 def _short(full_name: str) -> str:

@@ -19,23 +19,29 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pbtxt_lint.analysis.artifacts import VersionArtifact
 from pbtxt_lint.analysis.completed import CompletedConfig
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
-from pbtxt_lint.rules.base import Finding
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    Dim,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Signature,
+    TensorSpec,
+    parameter,
+    type_name,
+)
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput, ModelSequenceBatching
-from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.backends import BACKENDS
-from pbtxt_lint.triton.parameters import parameter
 
 if TYPE_CHECKING:  # the readers' modules load with the first file of their format
-    from pbtxt_lint.artifacts.openvino import OpenVinoSignature
-    from pbtxt_lint.artifacts.python_model import PythonSignature
-    from pbtxt_lint.artifacts.savedmodel import SavedModelSignature
-    from pbtxt_lint.artifacts.tensorrt import PlanSignature
-    from pbtxt_lint.artifacts.torchscript import TorchScriptSignature
+    from pbtxt_lint.rules.api import (
+        OpenVinoSignature,
+        PlanSignature,
+        PythonSignature,
+        SavedModelSignature,
+        TorchScriptSignature,
+    )
 
 TF_GRAPH_TAG = "TF_GRAPH_TAG"
 """The TensorFlow backend's parameter naming the MetaGraph tag to load."""
@@ -87,12 +93,12 @@ def loaded(context: ModelContext, fmt: str) -> list[Any]:
 
 def shown_path(artifact: VersionArtifact, context: ModelContext) -> str:
     """`<model>/<version>/model.onnx`, the way the diagnostic's path shows it."""
-    return artifact.opened.relative_to(context.model.path.parent).as_posix()
+    return artifact.opened.relative_to(context.folder.path.parent).as_posix()
 
 
 def shorten_paths(text: str, context: ModelContext) -> str:
     """Shorten absolute paths in reader messages to `<model>/...`."""
-    return text.replace(f"{context.model.path.parent}{os.sep}", "")
+    return text.replace(f"{context.folder.path.parent}{os.sep}", "")
 
 
 def merge_versions(
@@ -124,7 +130,7 @@ def inferred_note(spec: TensorSpec, *dims: int) -> str:
     if spec.inferred is None:
         return ""
     # Deferred for start-up time: loads with the first ONNX model compared.
-    from pbtxt_lint.artifacts.onnx_signature import inference_note
+    from pbtxt_lint.rules.api import inference_note
 
     note = inference_note(spec, dims or None)
     return f"; {note}" if note else ""
@@ -282,7 +288,7 @@ def _find_onnx_views(context: ModelContext) -> list[OnnxView]:
             continue
         # The session ONNX Runtime reports shapes from runs the config's graph optimizations.
         # Deferred for start-up time: loads with the first ONNX model compared.
-        from pbtxt_lint.artifacts.onnx_signature import as_served
+        from pbtxt_lint.rules.api import as_served
 
         signature = as_served(signature, completed.config.optimization.graph.level)
         views.append(OnnxView(artifact, signature, completed, completed.config))
@@ -348,7 +354,7 @@ def model_views(context: ModelContext) -> list[ModelView]:
     config = context.effective
     if config is None:
         return []
-    strict = context.strict
+    strict = not context.auto_complete
     views = [
         ModelView(
             artifact, signature, config, "openvino", signature.inputs, signature.outputs, strict
@@ -359,7 +365,7 @@ def model_views(context: ModelContext) -> list[ModelView]:
     savedmodels = loaded(context, "savedmodel")
     if savedmodels:
         # deferred: the SavedModel reader loads with the first SavedModel (start-up time)
-        from pbtxt_lint.artifacts.savedmodel import DEFAULT_SIGNATURE, DEFAULT_TAG
+        from pbtxt_lint.rules.api import DEFAULT_SIGNATURE, DEFAULT_TAG
 
         tag = parameter(config, TF_GRAPH_TAG) or DEFAULT_TAG
         wanted = parameter(config, TF_SIGNATURE_DEF) or DEFAULT_SIGNATURE

@@ -11,15 +11,19 @@ from pathlib import Path
 
 from pbtxt_lint.analysis.artifacts import ArtifactState, VersionArtifact
 from pbtxt_lint.analysis.autocomplete import COMPLETERS
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    LOAD,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.artifacts.common import readable, shorten_paths, shown_path
-from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
-from pbtxt_lint.textproto.binder import suggest
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-LOAD = Stage.LOAD
 
 
 def _may_use_cc_file(context: ModelContext) -> bool:
@@ -34,7 +38,7 @@ def _may_use_cc_file(context: ModelContext) -> bool:
         return False
     fmt = artifacts.format
     completer = COMPLETERS.get(fmt) if fmt else None
-    if not context.strict and completer is not None and completer.skip_reason(config) is None:
+    if context.auto_complete and completer is not None and completer.skip_reason(config) is None:
         return False
     gpu_kinds = (ModelInstanceGroup.KIND_AUTO, ModelInstanceGroup.KIND_GPU)
     return all(group.kind in gpu_kinds for group in config.instance_group)
@@ -87,7 +91,7 @@ def artifact_missing(context: ModelContext) -> Iterator[Finding]:
 
 def _missing(context: ModelContext, artifact: VersionArtifact) -> Finding:
     """PL600's finding: what is missing, the file probably meant, and the fix."""
-    model = context.model
+    model = context.folder
     name = artifact.path.name
     version = str(artifact.version)
     contents = model.contents(version)
@@ -184,7 +188,7 @@ def artifact_unreadable(context: ModelContext) -> Iterator[Finding]:
         if error is not None and error.kind != "lfs-pointer":
             yield Finding(
                 f"{shorten_paths(error.message, context)}; the backend cannot load it, so Triton "
-                f"fails to load version {artifact.version} of '{context.model.name}'",
+                f"fails to load version {artifact.version} of '{context.folder.name}'",
                 file=artifact.opened,
                 hint="re-export or re-download the model file",
                 severity=WARNING if error.kind == "unreadable" else None,
@@ -227,7 +231,7 @@ def artifact_lfs_pointer(context: ModelContext) -> Iterator[Finding]:
             yield Finding(
                 f"{shown_path(artifact, context)} is a Git LFS pointer, not the model, so the "
                 "cross-check with config.pbtxt was skipped; deployed as-is, Triton fails to "
-                f"load version {artifact.version} of '{context.model.name}'",
+                f"load version {artifact.version} of '{context.folder.name}'",
                 file=artifact.opened,
                 hint="run `git lfs pull` (or clone with Git LFS installed), then lint again",
             )

@@ -13,20 +13,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.artifacts.signature import Dim
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    LOAD,
+    Dim,
+    Finding,
+    ModelContext,
+    Scope,
+    config_dims,
+    parameter,
+    rule,
+)
 from pbtxt_lint.rules.artifacts.common import ModelView, io_shape, per_model_view, triton_shape
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims
 from pbtxt_lint.schema.model_config_pb2 import ModelInput
-from pbtxt_lint.triton.parameters import parameter
 
 if TYPE_CHECKING:  # the TensorRT reader loads with the first plan
-    from pbtxt_lint.artifacts.tensorrt import PlanSignature
-
-ERROR = Severity.ERROR
-LOAD = Stage.LOAD
+    from pbtxt_lint.rules.api import PlanSignature
 
 
 def _ov_match(model: Dim, value: int) -> bool:

@@ -12,8 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    LOAD,
+    WARNING,
+    DataType,
+    Finding,
+    ModelContext,
+    Scope,
+    rule,
+    suggest,
+    type_name,
+)
 from pbtxt_lint.rules.artifacts.common import (
     ModelView,
     control_names,
@@ -21,16 +31,9 @@ from pbtxt_lint.rules.artifacts.common import (
     per_model_view,
     triton_type,
 )
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import DataType
-from pbtxt_lint.textproto.binder import suggest
 
 if TYPE_CHECKING:  # the OpenVINO reader loads with the first IR
-    from pbtxt_lint.artifacts.openvino import OpenVinoSignature
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
-LOAD = Stage.LOAD
+    from pbtxt_lint.rules.api import OpenVinoSignature
 
 
 @rule(

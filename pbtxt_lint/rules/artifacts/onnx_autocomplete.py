@@ -16,8 +16,15 @@ from pbtxt_lint.analysis.autocomplete import (
     ort_io_type,
 )
 from pbtxt_lint.analysis.completed import CompletedConfig
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    LOAD,
+    Finding,
+    ModelContext,
+    Scope,
+    rule,
+)
 from pbtxt_lint.rules.artifacts.common import (
     OnnxView,
     inferred_note,
@@ -27,10 +34,6 @@ from pbtxt_lint.rules.artifacts.common import (
     readable,
     shown_path,
 )
-from pbtxt_lint.rules.base import Finding, Stage, rule
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
-LOAD = Stage.LOAD
 
 
 @rule(
@@ -65,7 +68,7 @@ def non_tensor_io(context: ModelContext) -> Iterator[Finding]:
                 yield Finding(
                     f'{kind} "{spec.name}" of {shown_path(artifact, context)} is '
                     f"{spec.source_type} ({ort_io_type(spec)}), not a tensor; the ONNX Runtime "
-                    f"backend serves only tensors, so Triton fails to load '{context.model.name}'",
+                    f"backend serves only tensors, so Triton fails to load '{context.folder.name}'",
                     file=artifact.opened,
                     hint="change the model to take and return plain tensors (for example "
                     "concatenate a sequence into one tensor)",

@@ -10,8 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pbtxt_lint.analysis.autocomplete import graph_inputs, ort_shape
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    LOAD,
+    FieldPath,
+    Finding,
+    ModelContext,
+    Scope,
+    config_dims,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.artifacts.common import (
     OnnxView,
     control_tensors,
@@ -19,13 +28,6 @@ from pbtxt_lint.rules.artifacts.common import (
     model_dims,
     per_onnx_view,
 )
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath
-
-ERROR = Severity.ERROR
-LOAD = Stage.LOAD
 
 
 @rule(

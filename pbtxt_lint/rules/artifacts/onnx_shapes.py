@@ -13,8 +13,17 @@ import enum
 from collections.abc import Callable, Iterator, Sequence
 
 from pbtxt_lint.analysis.autocomplete import ort_shape
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    LOAD,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    Stage,
+    config_dims,
+    rule,
+)
 from pbtxt_lint.rules.artifacts.common import (
     OnnxPair,
     OnnxView,
@@ -23,13 +32,7 @@ from pbtxt_lint.rules.artifacts.common import (
     model_dims,
     per_onnx_view,
 )
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims
 from pbtxt_lint.schema.model_config_pb2 import ModelInput
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
-LOAD = Stage.LOAD
-
 
 # --- the comparison -------------------------------------------------------------------------
 

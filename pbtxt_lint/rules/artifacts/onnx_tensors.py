@@ -10,21 +10,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pbtxt_lint.analysis.autocomplete import graph_inputs
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    LOAD,
+    DataType,
+    Finding,
+    ModelContext,
+    Scope,
+    rule,
+    suggest,
+    type_name,
+)
 from pbtxt_lint.rules.artifacts.common import (
     OnnxView,
     control_tensors,
     per_onnx_view,
     triton_type,
 )
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import DataType
-from pbtxt_lint.textproto.binder import suggest
-
-ERROR = Severity.ERROR
-LOAD = Stage.LOAD
 
 
 @rule(
@@ -145,7 +147,7 @@ def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
                 f"; {', '.join(not_optional)} is an initializer of the model: mark it "
                 "optional: true"
             )
-        if context.strict and not config.input:
+        if not context.auto_complete and not config.input:
             detail += " (with --disable-auto-complete-config nothing fills them in)"
         yield Finding(
             f'{detail}; Triton fails with "configuration expects {expected} inputs, model '
@@ -191,7 +193,7 @@ def data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
                 yield Finding(
                     f"{pair.label}: {view.file} declares it as {pair.spec.source_type}, which "
                     "has no Triton data type, so no config can serve it and Triton fails to "
-                    f"load '{context.model.name}'",
+                    f"load '{context.folder.name}'",
                     at=pair.at("data_type"),
                     hint=f"cast {pair.io.name} to a supported type inside the model (FLOAT, "
                     "FLOAT16, INT64, ...)",

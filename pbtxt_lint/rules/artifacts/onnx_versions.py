@@ -72,7 +72,7 @@ def onnx_newer_than_runtime(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"{shown_path(artifact, context)} is stamped with {' and '.join(too_new)}; "
             f"Triton {target.label} ships ONNX Runtime {runtime}, which refuses it, so "
-            f"'{context.model.name}' fails to load",
+            f"'{context.folder.name}' fails to load",
             file=artifact.opened,
             hint=hint,
         )

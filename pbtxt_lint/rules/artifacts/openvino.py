@@ -10,15 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    LOAD,
+    DataType,
+    Finding,
+    ModelContext,
+    Scope,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.artifacts.common import ModelView, loaded, per_model_view, shown_path
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import DataType
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-LOAD = Stage.LOAD
 
 
 @rule(
@@ -99,7 +102,7 @@ def openvino_weights_missing(context: ModelContext) -> Iterator[Finding]:
                 yield Finding(
                     f"{shown_path(artifact, context)}: {problem.message}; OpenVINO fails to read "
                     f"the model, so Triton fails to load version {artifact.version} of "
-                    f"'{context.model.name}'",
+                    f"'{context.folder.name}'",
                     file=artifact.opened,
                     hint="copy the .bin that was exported with this .xml next to it",
                 )

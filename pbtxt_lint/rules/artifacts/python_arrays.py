@@ -14,8 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    INFO,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    config_dims,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.artifacts.python_common import (
     Consumer,
     answers,
@@ -25,12 +33,8 @@ from pbtxt_lint.rules.artifacts.python_common import (
     python_models,
     tensor_shape,
 )
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import config_dims, type_name
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import ModelOutput
-
-WARNING, INFO = Severity.WARNING, Severity.INFO
 
 
 @rule(
@@ -59,12 +63,11 @@ def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
         pb_utils.Tensor("CLASS_ID", np.argmax(probs, axis=1).astype(np.int32))
     """
     # deferred: the NumPy tables load with the first model.py
-    from pbtxt_lint.artifacts.python_numpy import SENT_AS
-    from pbtxt_lint.artifacts.python_values import Arr
+    from pbtxt_lint.rules.api import SENT_AS
 
     for model in python_models(context):
         for io, line, value in answers(model):
-            if not isinstance(value, Arr) or value.dtype is None:
+            if value.dtype is None:
                 continue
             declared = type_name(io.data_type)
             sent = SENT_AS.get(value.dtype)
@@ -112,7 +115,7 @@ def python_output_dtype(context: ModelContext) -> Iterator[Finding]:
 
 def _numpy_name(config_type: str) -> str:
     # deferred with the rule: the NumPy tables load with the first model.py
-    from pbtxt_lint.artifacts.python_numpy import CONFIG_TO_NUMPY
+    from pbtxt_lint.rules.api import CONFIG_TO_NUMPY
 
     name = CONFIG_TO_NUMPY.get(config_type, "float32")
     return "object_" if name == "object" else name
@@ -187,15 +190,12 @@ def python_output_drops_batch(context: ModelContext) -> Iterator[Finding]:
     Good:
         pb_utils.Tensor("LOGITS", logits)
     """
-    # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.artifacts.python_values import Arr
-
     for model in python_models(context):
         if not model.batches:
             continue
         for io, line, value in answers(model):
             expected = len(tensor_shape(io)) + 1
-            if not isinstance(value, Arr) or not value.dropped or value.rank != expected - 1:
+            if not value.dropped or value.rank != expected - 1:
                 continue
             wanted, got = _batched_shape(io, 2), _batched_shape(io, None)
             if model.config.max_batch_size > 1:
@@ -253,13 +253,10 @@ def python_output_rank(context: ModelContext) -> Iterator[Finding]:
     Good:
         flat = image.reshape(1, -1)
     """
-    # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.artifacts.python_values import Arr
-
     for model in python_models(context):
         for io, line, value in answers(model):
             expected = len(tensor_shape(io)) + model.batches
-            if not isinstance(value, Arr) or value.rank is None or value.rank == expected:
+            if value.rank is None or value.rank == expected:
                 continue
             if model.batches and value.dropped and value.rank == expected - 1:
                 continue  # PL698

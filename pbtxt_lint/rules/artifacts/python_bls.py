@@ -11,15 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
 from pbtxt_lint.analysis.tensors import model_tensors
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Scope, rule, suggest
 from pbtxt_lint.rules.artifacts.common import name_list
 from pbtxt_lint.rules.artifacts.python_common import line_span, python_models
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.textproto.binder import suggest
-
-WARNING = Severity.WARNING
 
 
 @rule(
@@ -45,7 +40,7 @@ def python_bls_unknown_model(context: ModelContext) -> Iterator[Finding]:
     Good:
         pb_utils.InferenceRequest(model_name="text-encoder", ...)
     """
-    others = [n for n in context.repository.models if n != context.model.name]
+    others = [n for n in context.repository.models if n != context.folder.name]
     for model in python_models(context):
         for call in model.signature.execute_facts.bls:
             name = call.model_name
@@ -124,7 +119,7 @@ def python_bls_unknown_tensor(context: ModelContext) -> Iterator[Finding]:
     for model in python_models(context):
         for call in model.signature.execute_facts.bls:
             callee = context.workspace.model(call.model_name) if call.model_name else None
-            if callee is None or callee.model.name == context.model.name:
+            if callee is None or callee.folder.name == context.folder.name:
                 continue
             completed = callee.completed
             config = completed.config
@@ -183,14 +178,14 @@ def python_bls_decoupled_callee(context: ModelContext) -> Iterator[Finding]:
         ):
     """
     # deferred: the reader of exec calls loads with the first model.py that sends BLS requests
-    from pbtxt_lint.artifacts.python_bls_exec import bls_execs
+    from pbtxt_lint.rules.api import bls_execs
 
     for model in python_models(context):
         calls = {call.line: call for call in model.signature.execute_facts.bls}
         for done in bls_execs(model.signature.module, frozenset(calls)):
             name = calls[done.request_line].model_name
             callee = context.workspace.model(name) if name else None
-            if done.decoupled is not False or callee is None or name == context.model.name:
+            if done.decoupled is not False or callee is None or name == context.folder.name:
                 continue
             completed = callee.completed
             config = completed.config

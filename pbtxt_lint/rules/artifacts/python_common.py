@@ -9,21 +9,16 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pbtxt_lint.analysis.artifacts import VersionArtifact
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.tensors import ModelTensors, model_tensors
-from pbtxt_lint.diagnostics import Span
+from pbtxt_lint.rules.api import ModelConfig, ModelContext, Span, type_name
 from pbtxt_lint.rules.artifacts.common import loaded
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
-from pbtxt_lint.triton.autofill import is_ensemble
 
 if TYPE_CHECKING:  # the Python model reader loads with the first model.py
-    from pbtxt_lint.artifacts.python_model import PythonSignature
-    from pbtxt_lint.artifacts.python_values import Flow
+    from pbtxt_lint.rules.api import Arr, Flow, PythonSignature
 
 
 @dataclass(frozen=True)
@@ -42,9 +37,7 @@ class PythonModel:
     def flow(self) -> Flow:
         """The value flow of model.py's execute under this config."""
         # deferred: the flow analysis loads with the first model.py rule that needs it
-        from pbtxt_lint.artifacts.python_flow import analyse_flow
-        from pbtxt_lint.artifacts.python_numpy import CONFIG_TO_NUMPY
-        from pbtxt_lint.artifacts.python_values import InputFacts
+        from pbtxt_lint.rules.api import CONFIG_TO_NUMPY, InputFacts, analyse_flow
 
         config = self.config
         batched = config.max_batch_size > 0
@@ -95,7 +88,7 @@ def _python_models(context: ModelContext) -> list[PythonModel]:
         config = completed.config
         if config is None or completed.error is not None or not completed.io_known:
             continue
-        shown = artifact.opened.relative_to(context.model.path.parent).as_posix()
+        shown = artifact.opened.relative_to(context.folder.path.parent).as_posix()
         found.append(PythonModel(artifact, signature, config, model_tensors(config), shown))
     return found
 
@@ -134,38 +127,40 @@ def consumers(context: ModelContext, output: str) -> Iterator[Consumer]:
 
 def _consumers(context: ModelContext) -> dict[str, list[Consumer]]:
     """Every output of this model that ensemble steps read, with those steps: one walk
-    of the repository per model, however many rules and outputs ask."""
+    of the ensembles running it per model, however many rules and outputs ask."""
+    from pbtxt_lint.analysis.ensemble import graphs_running  # deferred: with an ensemble
+
     found: dict[str, list[Consumer]] = {}
-    name = context.model.name
-    for folder in context.repository.models.values():
-        other = context.workspace.context(folder)
-        config = other.effective
-        if config is None or not is_ensemble(config):
-            continue
-        for step in config.ensemble_scheduling.step:
-            if step.model_name != name:
-                continue
-            for output, tensor in step.output_map.items():
-                for reader in config.ensemble_scheduling.step:
-                    for key, value in reader.input_map.items():
-                        if value != tensor:
-                            continue
-                        target = context.workspace.model(reader.model_name)
-                        target_config = target.completed.config if target is not None else None
-                        if target_config is None:
-                            continue
-                        batched = target_config.max_batch_size > 0
-                        for io in target_config.input:
-                            if io.name == key:
-                                consumer = Consumer(
-                                    config.name or folder.name, reader.model_name, io, batched
-                                )
-                                found.setdefault(output, []).append(consumer)
+    for graph in graphs_running(context):
+        ensemble = graph.config.name or graph.name
+        for step in graph.steps_running(context.folder.name):
+            for write in step.writes:
+                for read in graph.readers_of(write):
+                    assert read.step is not None
+                    target = context.workspace.model(read.step.model_name)
+                    config = target.completed.config if target is not None else None
+                    if config is None:
+                        continue
+                    batched = config.max_batch_size > 0
+                    for io in config.input:
+                        if io.name == read.port:
+                            consumer = Consumer(ensemble, read.step.model_name, io, batched)
+                            found.setdefault(write.port, []).append(consumer)
     return found
 
 
-def answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, object]]:
-    """(config output, line, abstract value) of each Tensor that reaches a response."""
+class Answer(NamedTuple):
+    """A `pb_utils.Tensor` of model.py that reaches a response, as the flow knows it."""
+
+    output: ModelOutput
+    """The config's output of that name."""
+    line: int
+    array: Arr
+    """The abstract NumPy array it sends (dtype, rank, axis sizes, batch axis)."""
+
+
+def answers(model: PythonModel) -> Iterator[Answer]:
+    """Each Tensor that reaches a response and whose value the flow follows."""
     flow = model.flow
     if not flow.complete:
         return
@@ -176,7 +171,7 @@ def answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, object]]:
         io = outputs.get(out.name)
         if io is None or out.value is None or (out.line, out.column) not in reaching:
             continue
-        yield io, out.line, out.value
+        yield Answer(io, out.line, out.value)
 
 
 def ensemble_effect(

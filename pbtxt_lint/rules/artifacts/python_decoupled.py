@@ -14,12 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Scope, rule
 from pbtxt_lint.rules.artifacts.python_common import line_span, python_models
-from pbtxt_lint.rules.base import Finding, rule
 
-WARNING = Severity.WARNING
 _DECOUPLE = "model_transaction_policy { decoupled: true }"
 
 
@@ -61,7 +58,7 @@ def python_sender_not_decoupled(context: ModelContext) -> Iterator[Finding]:
         line = looped[0].line
         yield Finding(
             f"{model.shown} line {line} sends responses in a loop through the response sender, "
-            f"but '{context.model.name}' is not decoupled: the second send of a request fails "
+            f"but '{context.folder.name}' is not decoupled: the second send of a request fails "
             'with "Unable to send response. Non-decoupled model cannot send more than one '
             'response." and the request gets HTTP 500 "expected a single response, got 2"',
             file=model.artifact.opened,
@@ -75,7 +72,7 @@ def python_sender_not_decoupled(context: ModelContext) -> Iterator[Finding]:
 def _never_final(context: ModelContext, shown: str, opened: Path, line: int) -> Finding:
     return Finding(
         f"{shown} line {line} sends the response through the response sender without "
-        f"TRITONSERVER_RESPONSE_COMPLETE_FINAL, and '{context.model.name}' is not decoupled: "
+        f"TRITONSERVER_RESPONSE_COMPLETE_FINAL, and '{context.folder.name}' is not decoupled: "
         "the request never completes (the client waits until it times out)",
         file=opened,
         span=line_span(line),
@@ -115,7 +112,7 @@ def python_decoupled_returns_responses(context: ModelContext) -> Iterator[Findin
             continue
         line = returned[0].line
         yield Finding(
-            f"{model.shown} line {line}: execute returns responses, but '{context.model.name}' "
+            f"{model.shown} line {line}: execute returns responses, but '{context.folder.name}' "
             "is decoupled: every request fails with \"Python model '...' is using the "
             'decoupled mode and the execute function must return None."',
             file=model.artifact.opened,
@@ -160,7 +157,7 @@ def python_decoupled_no_final(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"{model.shown} line {line} sends responses, but nothing in model.py sends "
             "TRITONSERVER_RESPONSE_COMPLETE_FINAL: every request of the decoupled model "
-            f"'{context.model.name}' stays open, and clients wait for the end of the stream "
+            f"'{context.folder.name}' stays open, and clients wait for the end of the stream "
             "until they time out",
             file=model.artifact.opened,
             span=line_span(line),

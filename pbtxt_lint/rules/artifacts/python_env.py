@@ -8,17 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import Finding, ModelContext, Scope, rule
 
 if TYPE_CHECKING:
     pass
+from pbtxt_lint.rules.api import ERROR, INFO, LOAD, WARNING
 from pbtxt_lint.rules.artifacts.python_runtime import (
     ENV_AT,
-    ERROR,
-    INFO,
-    LOAD,
-    WARNING,
     env_listing,
     env_ref,
     env_where,
@@ -84,7 +80,7 @@ def python_env_unreadable(context: ModelContext) -> Iterator[Finding]:
     yield Finding(
         f"{env_where(context)} points to {ref.shown}, which the Python backend cannot extract: "
         f"{listing.problem}; it reads only gzip-compressed or plain tar archives, so "
-        f"'{context.model.name}' fails to load",
+        f"'{context.folder.name}' fails to load",
         at=ENV_AT,
         hint=hint,
     )
@@ -118,7 +114,7 @@ def python_env_entry_escapes(context: ModelContext) -> Iterator[Finding]:
     Good:
         every entry relative to the environment's root: "bin/activate", "lib/..."
     """
-    from pbtxt_lint.triton.python_stub import SECURE_EXTRACTION_SINCE
+    from pbtxt_lint.rules.api import SECURE_EXTRACTION_SINCE
 
     listing = env_listing(context)
     if listing is None or listing.problem_kind in ("format", "empty", "unreadable"):
@@ -138,7 +134,7 @@ def python_env_entry_escapes(context: ModelContext) -> Iterator[Finding]:
     more = f" (and {listing.escape_count - 1} more)" if listing.escape_count > 1 else ""
     refused = target_server(context) >= SECURE_EXTRACTION_SINCE
     consequence = (
-        f"from 26.06 the backend refuses it, so '{context.model.name}' fails to load"
+        f"from 26.06 the backend refuses it, so '{context.folder.name}' fails to load"
         if refused
         else f"{release_label(context)} extracts it outside the environment folder (26.06 and "
         "later refuse the archive)"
@@ -193,7 +189,7 @@ def python_env_activate_missing(context: ModelContext) -> Iterator[Finding]:
         hint = "use a conda-pack archive or a conda environment, which has bin/activate"
     yield Finding(
         f"{env_where(context)} points to {ref.shown}, which has no bin/activate at its root"
-        f"{found}; the Python backend requires it, so '{context.model.name}' fails to load",
+        f"{found}; the Python backend requires it, so '{context.folder.name}' fails to load",
         at=ENV_AT,
         hint=hint,
     )
@@ -236,7 +232,7 @@ def python_env_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     yield Finding(
         f"{env_where(context)}: {ref.shown} is a Python 3.{listing.python} environment, but "
         f"{stub.source}; the stub does not read lib/python3.{listing.python}/site-packages, "
-        f"so '{context.model.name}' runs without the environment's packages",
+        f"so '{context.folder.name}' runs without the environment's packages",
         at=ENV_AT,
         hint=f"build the environment with Python {python_label(stub.python)}, or put a stub "
         f"built for Python 3.{listing.python} in the model folder",
@@ -277,7 +273,7 @@ def python_env_numpy_missing(context: ModelContext) -> Iterator[Finding]:
         f"{env_where(context)}: {ref.shown} has no numpy in "
         f"lib/python{python_label(sources.python)}"
         "/site-packages; the stub imports triton_python_backend_utils, which imports "
-        f"numpy, before model.py, so '{context.model.name}' fails to load",
+        f"numpy, before model.py, so '{context.folder.name}' fails to load",
         at=ENV_AT,
         hint="install numpy in the environment (numpy<2 for Triton releases up to 25.x) "
         "and pack it again",

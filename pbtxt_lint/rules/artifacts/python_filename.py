@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.rules.api import ERROR, Finding, ModelContext, Stage, rule, shorten
-from pbtxt_lint.triton.autofill import backend_of
+from pbtxt_lint.rules.api import (
+    ERROR,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    backend_of,
+    rule,
+    shorten,
+)
 
 
 @rule(
@@ -21,8 +29,9 @@ from pbtxt_lint.triton.autofill import backend_of
     triton="Model name must end with '.py'. Model name is \"<name>\".",
     stage=Stage.LOAD,
     backend="python",
+    effective=True,
 )
-def python_model_filename(context: ModelContext) -> Iterator[Finding]:
+def python_model_filename(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The Python backend's stub imports the model file as a module named after it, and
     refuses a file name that does not end in `.py` before reading it. A
     `default_model_filename` copied from another backend's config (`model.pt`,
@@ -36,8 +45,7 @@ def python_model_filename(context: ModelContext) -> Iterator[Finding]:
         backend: "python"
         default_model_filename: "model.py"
     """
-    config = context.effective
-    if config is None or backend_of(config) != "python" or config.runtime:
+    if backend_of(config) != "python" or config.runtime:
         return
     name = config.default_model_filename
     if not name or name.endswith(".py"):

@@ -11,18 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Span
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import Finding, ModelContext, Scope, Span, Stage, rule
 
 if TYPE_CHECKING:
-    from pbtxt_lint.artifacts.python_imports import ImportScan, ImportUse
+    from pbtxt_lint.rules.api import ImportScan, ImportUse
+from pbtxt_lint.rules.api import ERROR, INFO, LOAD, WARNING
 from pbtxt_lint.rules.artifacts.python_runtime import (
     BACKEND_MODULES,
-    ERROR,
-    INFO,
-    LOAD,
-    WARNING,
     Sources,
     count_of,
     env_ref,
@@ -129,7 +124,7 @@ def _judge(
         return None  # a missing numpy fails the stub before model.py (PL687 says so)
     if sources.host is not None and top in sources.host:
         return None
-    model = context.model.name
+    model = context.folder.name
     moment, later, stage = WHEN[use.when]
     python = f"Python {python_label(sources.python)}" if sources.python else "the stub's Python"
     other = _stdlib_versions(top) if sources.python is not None else ""
@@ -185,7 +180,7 @@ def _judge(
 
 
 def _shown_file(context: ModelContext, use: ImportUse) -> str:
-    return Path(os.path.relpath(use.file, context.model.path.parent)).as_posix()
+    return Path(os.path.relpath(use.file, context.folder.path.parent)).as_posix()
 
 
 def _in(use: ImportUse) -> str:
@@ -201,7 +196,7 @@ def _judge_relative(context: ModelContext, scan: ImportScan, use: ImportUse) -> 
     folder; a second dot leaves it."""
     if use.via or use.file != scan.model:
         return None  # a local module's package depends on how it was imported
-    model = context.model.name
+    model = context.folder.name
     moment, later, stage = WHEN[use.when]
     statement = f"from {'.' * use.level}{use.module} import {', '.join(use.names)}"
     fails = f", so Triton fails to load '{model}'" if use.when == "load" else ""
@@ -236,7 +231,7 @@ def _judge_relative(context: ModelContext, scan: ImportScan, use: ImportUse) -> 
 def _stdlib_versions(name: str) -> str:
     """ "3.11 and later", "3.6 to 3.11" or "" for a name of another Python's standard
     library."""
-    from pbtxt_lint.artifacts.python_stdlib import known_versions, stdlib_modules
+    from pbtxt_lint.rules.api import known_versions, stdlib_modules
 
     having = [v for v in known_versions() if name in stdlib_modules(v)]
     if not having:

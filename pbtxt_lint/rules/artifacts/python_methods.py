@@ -58,18 +58,20 @@ def python_method_signature(context: ModelContext) -> Iterator[Finding]:
         def auto_complete_config(auto_complete_model_config):
     """
     # deferred: the reader of the model class loads with the first model.py
-    from pbtxt_lint.artifacts.python_methods import bad_calls, model_class
+    from pbtxt_lint.rules.api import bad_calls, model_class
 
     for artifact, signature in loaded(context, "python"):
         cls = model_class(signature.module, signature.class_line) if signature.parsed else None
         if cls is None:
             continue
         for call in bad_calls(cls):
-            if call.when == "request" or (call.when == "auto-complete" and context.strict):
+            if call.when == "request" or (
+                call.when == "auto-complete" and not context.auto_complete
+            ):
                 continue
             yield Finding(
                 f"{shown_path(artifact, context)} line {call.line}: the Python backend calls "
-                f"{call.method} in a way its def does not take, so '{context.model.name}' fails "
+                f"{call.method} in a way its def does not take, so '{context.folder.name}' fails "
                 f'to load with "{_STUB_SAYS[call.when]}{call.message}"',
                 file=artifact.opened,
                 span=line_span(call.line),
@@ -103,7 +105,7 @@ def python_execute_call_or_return(context: ModelContext) -> Iterator[Finding]:
         return [pb_utils.InferenceResponse(output_tensors=[out])]
     """
     # deferred: the reader of the model class loads with the first model.py
-    from pbtxt_lint.artifacts.python_methods import bad_calls, model_class, non_list_returns
+    from pbtxt_lint.rules.api import bad_calls, model_class, non_list_returns
 
     for model in python_models(context):
         cls = model_class(model.signature.module, model.signature.class_line)
@@ -111,7 +113,7 @@ def python_execute_call_or_return(context: ModelContext) -> Iterator[Finding]:
             continue
         fails = (
             f'every request fails with "Failed to process the request(s) for model '
-            f"'{context.model.name}_0', message: "
+            f"'{context.folder.name}_0', message: "
         )
         for call in bad_calls(cls):
             if call.when != "request":
@@ -137,7 +139,7 @@ def python_execute_call_or_return(context: ModelContext) -> Iterator[Finding]:
             what = "a list of Tensors" if returned.item else f"a {returned.type_name}"
             yield Finding(
                 f"{model.shown} line {returned.line}: execute returns {what}, but "
-                f"'{context.model.name}' is not decoupled, so the stub wants a list with one "
+                f"'{context.folder.name}' is not decoupled, so the stub wants a list with one "
                 f'InferenceResponse per request; {fails}{says}"',
                 file=model.artifact.opened,
                 span=line_span(returned.line),

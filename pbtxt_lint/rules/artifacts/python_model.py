@@ -14,19 +14,25 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from pbtxt_lint.analysis.artifacts import VersionArtifact
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity, Span
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFERENCE,
+    INFO,
+    LOAD,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Scope,
+    Span,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.artifacts.common import loaded, name_list, shown_path
 from pbtxt_lint.rules.artifacts.python_common import PythonModel, python_models
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.textproto.binder import suggest
 
 if TYPE_CHECKING:  # the Python model reader loads with the first model.py
-    from pbtxt_lint.artifacts.python_model import AutoComplete, Completed, Outcome, PythonSignature
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-LOAD, INFERENCE = Stage.LOAD, Stage.INFERENCE
+    from pbtxt_lint.rules.api import AutoComplete, Completed, Outcome, PythonSignature
 
 
 def _python(context: ModelContext) -> list[tuple[VersionArtifact, PythonSignature]]:
@@ -69,7 +75,7 @@ def python_syntax_error(context: ModelContext) -> Iterator[Finding]:
         message = (
             f"{shown_path(artifact, context)} does not parse ({signature.syntax_error}, Python "
             f"{version}); the stub fails to import it, so Triton fails to load "
-            f"'{context.model.name}'"
+            f"'{context.folder.name}'"
         )
         if newer:
             message += (
@@ -120,7 +126,7 @@ def python_model_class_missing(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"{shown_path(artifact, context)} defines no TritonPythonModel class{found}; the stub "
             f"looks that class up after importing the file, so Triton fails to load "
-            f"'{context.model.name}'",
+            f"'{context.folder.name}'",
             file=artifact.opened,
             hint=f"rename class {near} to TritonPythonModel"
             if near
@@ -158,7 +164,7 @@ def python_execute_missing(context: ModelContext) -> Iterator[Finding]:
         near = suggest("execute", methods, cutoff=0.6)
         yield Finding(
             f"class TritonPythonModel in {shown_path(artifact, context)} has no execute method; "
-            f"'{context.model.name}' loads but every request fails with \"Python model "
+            f"'{context.folder.name}' loads but every request fails with \"Python model "
             f'{artifact.opened.name} does not implement `execute` method."',
             file=artifact.opened,
             span=_line(signature.class_line),
@@ -332,7 +338,7 @@ def _auto_complete_outcomes(
 ) -> Iterator[tuple[VersionArtifact, AutoComplete, Outcome]]:
     """Each model.py's literal auto_complete_config, emulated on the config (not strict)."""
     config = context.effective
-    if context.strict or config is None:
+    if not context.auto_complete or config is None:
         return
     for artifact, signature in _python(context):
         function = signature.auto_complete
@@ -369,14 +375,14 @@ def python_auto_complete_fails(context: ModelContext) -> Iterator[Finding]:
     if not outcomes:
         return
     # deferred: the Python model reader loads with the first model.py (start-up time)
-    from pbtxt_lint.artifacts.python_model import Refused
+    from pbtxt_lint.rules.api import Refused
 
     for artifact, _, outcome in outcomes:
         if not isinstance(outcome, Refused):
             continue
         yield Finding(
             f"auto_complete_config in {shown_path(artifact, context)} fails against this config: "
-            f"Triton fails to load '{context.model.name}' with \"{outcome.message}\"",
+            f"Triton fails to load '{context.folder.name}' with \"{outcome.message}\"",
             file=artifact.opened,
             span=_line(outcome.line),
             hint="make config.pbtxt agree with what auto_complete_config sets (or remove the "
@@ -410,7 +416,7 @@ def python_auto_complete_overrides(context: ModelContext) -> Iterator[Finding]:
     if config is None or not outcomes:
         return
     # deferred: the Python model reader loads with the first model.py (start-up time)
-    from pbtxt_lint.artifacts.python_model import Completed
+    from pbtxt_lint.rules.api import Completed
 
     for artifact, function, outcome in outcomes:
         if not isinstance(outcome, Completed):
@@ -421,7 +427,7 @@ def python_auto_complete_overrides(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"auto_complete_config in {shown_path(artifact, context)} {'; '.join(changes)}; "
             f"Triton serves that completed config (see `pbtxt-lint complete "
-            f"{context.model.name}`)",
+            f"{context.folder.name}`)",
             file=artifact.opened,
             span=_line(function.line),
             hint="write these fields in config.pbtxt so that it shows what Triton serves",

@@ -21,16 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Scope, rule
 from pbtxt_lint.rules.artifacts.python_common import consumers, line_span, python_models
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.triton.autofill import is_ensemble
 
 if TYPE_CHECKING:  # the flow loads with the first model.py
-    from pbtxt_lint.artifacts.python_values import ResponseValue
-
-WARNING = Severity.WARNING
+    from pbtxt_lint.rules.api import ResponseValue
 
 
 @rule(
@@ -118,17 +113,15 @@ def _ensemble_effect(context: ModelContext, output: str) -> str:
             f"model '{consumer.model}'. ... missing required input(s) "
             f"['{consumer.input.name}']. Please provide all required input(s).\""
         )
-    name = context.model.name
-    for folder in context.repository.models.values():
-        config = context.workspace.context(folder).effective
-        if config is None or not is_ensemble(config):
-            continue
-        returned = {io.name for io in config.output}
-        for step in config.ensemble_scheduling.step:
-            if step.model_name == name and step.output_map.get(output) in returned:
-                ensemble = config.name or folder.name
-                return (
-                    f"; ensemble '{ensemble}' then answers without its output "
-                    f"'{step.output_map[output]}' (HTTP 200)"
-                )
+    from pbtxt_lint.analysis.ensemble import graphs_running  # deferred: with an ensemble
+
+    for graph in graphs_running(context):
+        returned = {io.tensor for io in graph.outputs}
+        for step in graph.steps_running(context.folder.name):
+            for write in step.writes:
+                if write.port == output and write.tensor in returned:
+                    return (
+                        f"; ensemble '{graph.config.name or graph.name}' then answers without "
+                        f"its output '{write.tensor}' (HTTP 200)"
+                    )
     return ""

@@ -12,13 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.artifacts.python_responses import EMPTY_BATCH
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import EMPTY_BATCH, WARNING, Finding, ModelContext, Scope, rule
 from pbtxt_lint.rules.artifacts.python_common import line_span, python_models
-from pbtxt_lint.rules.base import Finding, rule
-
-WARNING = Severity.WARNING
 
 
 @rule(
@@ -229,7 +224,7 @@ def python_execute_returns_nothing(context: ModelContext) -> Iterator[Finding]:
         if facts.returns_value or facts.sender_lines or facts.sends:
             continue
         yield Finding(
-            f"{model.shown}: execute (line {facts.line}) of '{context.model.name}', which is "
+            f"{model.shown}: execute (line {facts.line}) of '{context.folder.name}', which is "
             "not decoupled, returns no responses and sends none: every request waits for an "
             "answer that never comes, until the client times out",
             file=model.artifact.opened,

@@ -23,19 +23,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Stage
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
+from pbtxt_lint.rules.api import (
+    FieldPath,
+    Key,
+    ModelContext,
+    is_inside,
+    model_label,
+)
 
 if TYPE_CHECKING:
-    from pbtxt_lint.artifacts.elf import ElfInfo
-    from pbtxt_lint.artifacts.python_env import EnvListing
-    from pbtxt_lint.artifacts.python_imports import ImportScan
+    from pbtxt_lint.rules.api import ElfInfo, EnvListing, ImportScan
 
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-LOAD = Stage.LOAD
 ENV_KEY = "EXECUTION_ENV_PATH"
 KEYWORD = "$$TRITON_MODEL_DIRECTORY"
 STUB_NAME = "triton_python_backend_stub"
@@ -79,7 +77,7 @@ def env_ref(context: ModelContext) -> EnvRef | None:
     if not value:
         return None
     keyword_at = value.find(KEYWORD)
-    model_dir = context.model.path
+    model_dir = context.folder.path
     if keyword_at >= 0:
         opened = value[:keyword_at] + str(model_dir) + value[2 * keyword_at + len(KEYWORD) :]
     elif value.startswith("/"):
@@ -99,7 +97,7 @@ def env_ref(context: ModelContext) -> EnvRef | None:
 def cached_listing(path: Path, key: tuple[str, int, int, int, int] | None) -> EnvListing:
     """One listing per archive version per process (several models may share one
     environment); `key` changes when the file does."""
-    from pbtxt_lint.artifacts.python_env import list_environment
+    from pbtxt_lint.rules.api import list_environment
 
     return list_environment(path)
 
@@ -111,11 +109,11 @@ def env_listing(context: ModelContext) -> EnvListing | None:
         return None
     if not os.path.lexists(ref.path):
         return None  # PL729 reports it
-    from pbtxt_lint.artifacts.python_env import environment_key
+    from pbtxt_lint.rules.api import environment_key
 
     key = environment_key(ref.path)
     if key is None:  # a folder: cheap to list, and its content has no single mtime
-        from pbtxt_lint.artifacts.python_env import list_environment
+        from pbtxt_lint.rules.api import list_environment
 
         return list_environment(ref.path)
     return cached_listing(ref.path, key)
@@ -145,13 +143,13 @@ class Stub:
 
 
 def stub_of(context: ModelContext) -> Stub:
-    from pbtxt_lint.triton.python_stub import default_stub_python
+    from pbtxt_lint.rules.api import default_stub_python
 
-    path = context.model.path / STUB_NAME
+    path = context.folder.path / STUB_NAME
     if os.path.lexists(path) and os.path.exists(path):  # the backend's FileExists: stat()
         if not is_inside(context.repository.root, path):
             return Stub(path, None, "", None, "")
-        from pbtxt_lint.artifacts.elf import NotElf, read_elf
+        from pbtxt_lint.rules.api import NotElf, read_elf
 
         try:
             elf = read_elf(path)
@@ -182,18 +180,18 @@ def python_label(minor: tuple[int, int] | int | None) -> str:
 
 
 def env_where(context: ModelContext) -> str:
-    return f"{ENV_KEY} of Python model '{context.model.name}'"
+    return f"{ENV_KEY} of Python {model_label(context)}"
 
 
 def target_server(context: ModelContext) -> tuple[int, int]:
-    from pbtxt_lint.targets import NEWEST
+    from pbtxt_lint.rules.api import NEWEST
 
     return (context.settings.target or NEWEST).server
 
 
 def release_label(context: ModelContext) -> str:
     """`24.10 (2.51)`: the target release, or the newest one pbtxt-lint knows."""
-    from pbtxt_lint.targets import NEWEST
+    from pbtxt_lint.rules.api import NEWEST
 
     return (context.settings.target or NEWEST).label
 
@@ -222,8 +220,7 @@ class Sources:
 
 
 def import_sources(context: ModelContext) -> Sources:
-    from pbtxt_lint.artifacts.python_stdlib import stdlib_modules
-    from pbtxt_lint.triton.python_stub import container_modules
+    from pbtxt_lint.rules.api import container_modules, stdlib_modules
 
     stub = context.shared(stub_of)
     minor = stub.python[1] if stub.python is not None and stub.python[0] == 3 else None
@@ -238,7 +235,7 @@ def import_sources(context: ModelContext) -> Sources:
     container = container_modules(context.settings.target)
     packages = context.settings.python_packages
     if packages is not None:
-        from pbtxt_lint.artifacts.python_packages import ProfileError, read_host_packages
+        from pbtxt_lint.rules.api import ProfileError, read_host_packages
 
         try:
             declared = read_host_packages(packages)
@@ -252,7 +249,7 @@ def import_sources(context: ModelContext) -> Sources:
 
 
 def import_scans(context: ModelContext) -> list[ImportScan]:
-    from pbtxt_lint.artifacts.python_imports import scan_imports
+    from pbtxt_lint.rules.api import scan_imports
 
     artifacts = context.artifacts
     if not is_python_model(context) or artifacts.format != "python":

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.triton.backends import backend
-
-WARNING, INFO = Severity.WARNING, Severity.INFO
+from pbtxt_lint.rules.api import (
+    INFO,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    backend,
+    rule,
+)
 
 
 @rule(
@@ -33,8 +36,9 @@ WARNING, INFO = Severity.WARNING, Severity.INFO
     "Implicit state (sequence_batching.state) on a backend that does not keep it.",
     triton="(no message: the state input never holds the previous output)",
     backend="python",
+    effective=True,
 )
-def implicit_state_unsupported(context: ModelContext) -> Iterator[Finding]:
+def implicit_state_unsupported(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A `state` block asks Triton to feed a model's output (`output_name`) back as its
     input (`input_name`) on the next request of the sequence. The Python backend does
     not implement implicit state: the model loads and answers, but from the second
@@ -55,8 +59,7 @@ def implicit_state_unsupported(context: ModelContext) -> Iterator[Finding]:
             kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64 } ] } ] }
         (model.py: self.totals[corrid] += x)
     """
-    config = context.effective
-    if config is None or not config.sequence_batching.state:
+    if not config.sequence_batching.state:
         return
     entry = backend(config.backend)
     if entry is None or entry.implicit_state is not False:

@@ -19,8 +19,15 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    INFO,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    config_dims,
+    rule,
+)
 from pbtxt_lint.rules.artifacts.python_common import (
     Consumer,
     PythonModel,
@@ -30,24 +37,17 @@ from pbtxt_lint.rules.artifacts.python_common import (
     line_span,
     python_models,
 )
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import config_dims
 from pbtxt_lint.schema.model_config_pb2 import ModelOutput
 
 if TYPE_CHECKING:  # the flow loads with the first model.py
-    from pbtxt_lint.artifacts.python_sizes import Dims, Size
-
-WARNING, INFO = Severity.WARNING, Severity.INFO
+    from pbtxt_lint.rules.api import Dims, Size
 
 
 def _sized_answers(model: PythonModel) -> Iterator[tuple[ModelOutput, int, Dims]]:
     """(output, line, dims) of each answer whose dims the flow knows and whose rank
     is the config's (a rank mismatch is PL698's or PL699's)."""
-    # deferred: the flow module loads with the first model.py
-    from pbtxt_lint.artifacts.python_values import Arr
-
     for io, line, value in answers(model):
-        if not isinstance(value, Arr) or value.dims is None or io.HasField("reshape"):
+        if value.dims is None or io.HasField("reshape"):
             continue
         if len(value.dims) == len(io.dims) + model.batches:
             yield io, line, value.dims

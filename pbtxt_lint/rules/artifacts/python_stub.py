@@ -9,18 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import Finding, ModelContext, Scope, is_inside, rule
 
 if TYPE_CHECKING:
-    from pbtxt_lint.artifacts.elf import ElfInfo
+    from pbtxt_lint.rules.api import ElfInfo
+from pbtxt_lint.rules.api import ERROR, LOAD, WARNING
 from pbtxt_lint.rules.artifacts.python_runtime import (
     ENV_KEY,
-    ERROR,
-    LOAD,
     STUB_NAME,
-    WARNING,
     env_listing,
     env_ref,
     python_label,
@@ -67,13 +63,13 @@ def python_stub_unusable(context: ModelContext) -> Iterator[Finding]:
     stub = context.shared(stub_of)
     if stub.custom is None or context.settings.config_only:
         return
-    shown = f"{context.model.name}/{STUB_NAME}"
+    shown = f"{context.folder.name}/{STUB_NAME}"
     if stub.problem == "a script":
         return  # a wrapper script runs (and what it starts is not ours to read)
     if stub.problem:
         yield Finding(
             f"{shown} is {stub.problem}, which the kernel cannot run; the Python backend "
-            f"runs it instead of its own stub for '{context.model.name}', which then "
+            f"runs it instead of its own stub for '{context.folder.name}', which then "
             "never loads",
             file=stub.custom,
             hint="build the stub for the serving machine in the Triton container (see "
@@ -84,7 +80,7 @@ def python_stub_unusable(context: ModelContext) -> Iterator[Finding]:
     if stub.elf is not None and not stub.elf.executable:
         yield Finding(
             f"{shown} has no execute permission; the Python backend runs `chmod u+x` on it "
-            f"first, which fails on a read-only repository, and then '{context.model.name}' "
+            f"first, which fails on a read-only repository, and then '{context.folder.name}' "
             "fails to load",
             file=stub.custom,
             hint=f"chmod +x {shown} (git keeps the mode: commit it as 100755)",
@@ -123,7 +119,7 @@ def python_stub_libpython_missing(context: ModelContext) -> Iterator[Finding]:
     Good:
         a stub linking libpython3.10.so.1.0 with a Python 3.10 conda-pack archive
     """
-    from pbtxt_lint.triton.python_stub import default_stub_python
+    from pbtxt_lint.rules.api import default_stub_python
 
     stub = context.shared(stub_of)
     if stub.custom is None or stub.elf is None or context.settings.config_only:
@@ -159,8 +155,8 @@ def python_stub_libpython_missing(context: ModelContext) -> Iterator[Finding]:
         else "the container's Python is not known for this release"
     )
     yield Finding(
-        f"{context.model.name}/{STUB_NAME} links {name}: {container}, and {provider}, so "
-        f"the stub cannot start and '{context.model.name}' never loads",
+        f"{context.folder.name}/{STUB_NAME} links {name}: {container}, and {provider}, so "
+        f"the stub cannot start and '{context.folder.name}' never loads",
         file=stub.custom,
         hint=f"use a Python {python_label(version)} conda-pack archive as {ENV_KEY} (it has "
         f"lib/{name}), or build the stub with the container's Python",
@@ -170,7 +166,7 @@ def python_stub_libpython_missing(context: ModelContext) -> Iterator[Finding]:
 
 def _in_rpath(context: ModelContext, elf: ElfInfo, name: str) -> bool:
     """A folder of the model named by the stub's RPATH/RUNPATH (`$ORIGIN/...`) has it."""
-    origin = context.model.path
+    origin = context.folder.path
     for folder in elf.rpath:
         if not folder.startswith(("$ORIGIN", "${ORIGIN}")):
             continue

@@ -11,19 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    LOAD,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    parameter,
+    rule,
+)
 from pbtxt_lint.rules.artifacts.common import (
     TF_GRAPH_TAG,
     TF_SIGNATURE_DEF,
     loaded,
     shown_path,
 )
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.triton.parameters import parameter
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
-LOAD = Stage.LOAD
 
 
 @rule(
@@ -52,7 +55,7 @@ def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
     if config is None or not found:
         return
     # deferred: the SavedModel reader loads with the first SavedModel (start-up time)
-    from pbtxt_lint.artifacts.savedmodel import DEFAULT_TAG
+    from pbtxt_lint.rules.api import DEFAULT_TAG
 
     tag = parameter(config, TF_GRAPH_TAG) or DEFAULT_TAG
     for artifact, signature in found:
@@ -62,7 +65,7 @@ def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f'{shown_path(artifact, context)} has no MetaGraph tagged "{tag}" (its tags: '
             f'{", ".join(tags) or "none"}); Triton fails with "unable to load model '
-            f"'{context.model.name}', expected '{tag}' tag\"",
+            f"'{context.folder.name}', expected '{tag}' tag\"",
             file=artifact.opened,
             hint="export with tags=['serve'], or set parameters { key: \"TF_GRAPH_TAG\" "
             f'value {{ string_value: "{tags[0]}" }} }}'
@@ -99,7 +102,7 @@ def savedmodel_signature_missing(context: ModelContext) -> Iterator[Finding]:
     if config is None or not found:
         return
     # deferred: the SavedModel reader loads with the first SavedModel (start-up time)
-    from pbtxt_lint.artifacts.savedmodel import DEFAULT_SIGNATURE, DEFAULT_TAG
+    from pbtxt_lint.rules.api import DEFAULT_SIGNATURE, DEFAULT_TAG
 
     tag = parameter(config, TF_GRAPH_TAG) or DEFAULT_TAG
     key = parameter(config, TF_SIGNATURE_DEF) or DEFAULT_SIGNATURE
@@ -112,7 +115,7 @@ def savedmodel_signature_missing(context: ModelContext) -> Iterator[Finding]:
             yield Finding(
                 f"{shown_path(artifact, context)} has no serving signature (its signatures: "
                 f"{listed}), so Triton cannot map config tensors to the graph and fails to "
-                f"load '{context.model.name}'",
+                f"load '{context.folder.name}'",
                 file=artifact.opened,
                 hint="export with tf.saved_model.save(model, path, "
                 "signatures={'serving_default': ...})",

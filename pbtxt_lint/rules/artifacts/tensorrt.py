@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    INFO,
+    LOAD,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    rule,
+)
 from pbtxt_lint.rules.artifacts.common import loaded, shorten_paths, shown_path
-from pbtxt_lint.rules.base import Finding, Stage, rule
-
-WARNING, INFO = Severity.WARNING, Severity.INFO
-LOAD = Stage.LOAD
 
 
 def _shipped(known: tuple[tuple[str, str], ...]) -> str:
@@ -61,7 +64,7 @@ def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     if target is None or not plans:
         return
     # deferred: the TensorRT reader loads with the first plan (start-up time)
-    from pbtxt_lint.artifacts.tensorrt import TENSORRT_OF_RELEASE, releases_shipping, same_release
+    from pbtxt_lint.rules.api import TENSORRT_OF_RELEASE, releases_shipping, same_release
 
     known = TENSORRT_OF_RELEASE.get(target.container, ())
     image = context.settings.container
@@ -140,7 +143,7 @@ def plan_check_level(context: ModelContext) -> Iterator[Finding]:
     if not plans:
         return
     # deferred: the TensorRT reader loads with the first plan (start-up time)
-    from pbtxt_lint.artifacts.tensorrt import releases_shipping
+    from pbtxt_lint.rules.api import releases_shipping
 
     for artifact, signature in plans:
         shown = shown_path(artifact, context)

@@ -14,20 +14,25 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pbtxt_lint.analysis.artifacts import VersionArtifact
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFERENCE,
+    LOAD,
+    WARNING,
+    DataType,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Scope,
+    integer,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.artifacts.common import control_names, loaded, merge_versions, shown_path
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import DataType, ModelConfig
-from pbtxt_lint.textproto.integers import integer
-from pbtxt_lint.textproto.sourcemap import FieldPath
 
 if TYPE_CHECKING:  # the TorchScript reader loads with the first model.pt
-    from pbtxt_lint.artifacts.torchscript import ForwardArg, TorchScriptSignature
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
-LOAD, INFERENCE = Stage.LOAD, Stage.INFERENCE
+    from pbtxt_lint.rules.api import ForwardArg, TorchScriptSignature
 
 
 @rule(
@@ -61,7 +66,7 @@ def not_torchscript(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"{shown_path(artifact, context)} is not TorchScript: {signature.not_torchscript}; "
             'libtorch fails with "PytorchStreamReader failed locating file constants.pkl", '
-            f"so Triton fails to load '{context.model.name}'",
+            f"so Triton fails to load '{context.folder.name}'",
             file=artifact.opened,
             hint='serve it with platform: "torch_aoti" and name it model.pt2'
             if pt2

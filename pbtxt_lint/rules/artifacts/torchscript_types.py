@@ -13,16 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
+from pbtxt_lint.rules.api import (
+    WARNING,
+    DataType,
+    Finding,
+    ModelContext,
+    Scope,
+    Stage,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.artifacts.torchscript import Torch, named_index, per_torch
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import DataType
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
-
-WARNING = Severity.WARNING
-
 
 _STORAGE_OF = {"TYPE_FP16": "HalfStorage", "TYPE_BF16": "BFloat16Storage"}
 _METHOD_OF = {"TYPE_FP16": "half", "TYPE_BF16": "bfloat16"}

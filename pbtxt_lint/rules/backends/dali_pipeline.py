@@ -16,9 +16,11 @@ from pbtxt_lint.rules.api import (
     INFO,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Scope,
     Stage,
+    model_label,
     parameter,
     rule,
     suggest,
@@ -41,8 +43,9 @@ SPLIT = "split_along_outer_axis"
     stage=Stage.LOAD,
     scope=Scope.FILES,
     backend="dali",
+    effective=True,
 )
-def dali_pipeline_missing(context: ModelContext) -> Iterator[Finding]:
+def dali_pipeline_missing(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """DALI looks for the serialized pipeline at `<version>/model.dali` (or
     default_model_filename), then for `<version>/dali.py`, a pipeline definition it
     serializes at load; with neither, the model fails to load. A pipeline saved in the
@@ -53,23 +56,22 @@ def dali_pipeline_missing(context: ModelContext) -> Iterator[Finding]:
     Good:
         dali_preprocess/1/model.dali
     """
-    config = context.effective
-    if config is None or config.backend != "dali":
+    if config.backend != "dali":
         return
     filename = config.default_model_filename or DEFAULT_PIPELINE
-    name = context.model.name
+    name = context.folder.name
     for version in context.selection.versions:
-        folder = context.model.path / str(version)
+        folder = context.folder.path / str(version)
         if is_file(context, folder / filename) or is_file(context, folder / FALLBACK_PIPELINE):
             continue
         loose = [
-            f for f in (filename, FALLBACK_PIPELINE) if is_file(context, context.model.path / f)
+            f for f in (filename, FALLBACK_PIPELINE) if is_file(context, context.folder.path / f)
         ]
         yield Finding(
-            f"version {version} of DALI model '{name}' has neither {version}/{filename} nor "
+            f"version {version} of DALI {model_label(name)} has neither {version}/{filename} nor "
             f"{version}/{FALLBACK_PIPELINE}, so the model fails to load"
             + (f" ({loose[0]} is in the model folder, not in '{version}/')" if loose else ""),
-            file=folder if folder.is_dir() else context.model.path,
+            file=folder if folder.is_dir() else context.folder.path,
             hint=f"move {loose[0]} into {name}/{version}/"
             if loose
             else "serialize the "
@@ -86,8 +88,9 @@ def dali_pipeline_missing(context: ModelContext) -> Iterator[Finding]:
     triton="DALI Backend error: stoi",
     stage=Stage.LOAD,
     backend="dali",
+    effective=True,
 )
-def dali_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def dali_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`num_threads` is read with `std::stoi`: a value that is not a number fails the load.
     `split_along_outer_axis` lists outputs separated by ':'; a name that is not an output
     is silently never split (info).
@@ -97,15 +100,14 @@ def dali_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "num_threads" value: { string_value: "4" } }
     """
-    config = context.effective
-    if config is None or config.backend != "dali":
+    if config.backend != "dali":
         return
-    name = context.model.name
+    name = context.folder.name
     threads = parameter(config, "num_threads")
     problem = int_problem(threads) if threads is not None else None
     if problem:
         yield Finding(
-            f"parameter num_threads of DALI model '{name}': {problem}; DALI fails the load "
+            f"parameter num_threads of DALI {model_label(name)}: {problem}; DALI fails the load "
             '("DALI Backend error: stoi")',
             at=("parameters", Key("num_threads"), "value", "string_value"),
             hint=INT_HINT,
@@ -119,7 +121,7 @@ def dali_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
             guess = suggest(item, outputs)
             separator = " (the list is separated by ':')" if "," in item or ";" in item else ""
             yield Finding(
-                f"{SPLIT} of DALI model '{name}' names '{item}', which is not an "
+                f"{SPLIT} of DALI {model_label(name)} names '{item}', which is not an "
                 f"output{separator}: DALI never splits it",
                 at=("parameters", Key(SPLIT), "value", "string_value"),
                 hint=f"write '{guess}'"

@@ -17,10 +17,12 @@ from pbtxt_lint.rules.api import (
     ERROR,
     WARNING,
     Finding,
+    ModelConfig,
     ModelContext,
     Scope,
     Stage,
     config_dims,
+    model_label,
     parameter,
     rule,
     type_name,
@@ -59,8 +61,9 @@ def _looks_like(head: bytes) -> str | None:
     stage=Stage.LOAD,
     scope=Scope.FILES,
     backend="fil",
+    effective=True,
 )
-def fil_model_file_missing(context: ModelContext) -> Iterator[Finding]:
+def fil_model_file_missing(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Without default_model_filename FIL opens the file its model_type names in the
     version folder: xgboost.model (model_type xgboost, the default: XGBoost's legacy
     binary), xgboost.json, xgboost.ubj, model.txt (lightgbm) or checkpoint.tl. An XGBoost
@@ -74,20 +77,19 @@ def fil_model_file_missing(context: ModelContext) -> Iterator[Finding]:
         parameters { key: "model_type" value: { string_value: "xgboost_json" } }
         1/xgboost.json
     """
-    config = context.effective
-    if config is None or config.backend != "fil":
+    if config.backend != "fil":
         return
     model_type = parameter(config, "model_type") or DEFAULT_MODEL_TYPE
     if model_type not in MODEL_FILES:
         return  # PL887
     expected = MODEL_FILES[model_type]
-    name = context.model.name
+    name = context.folder.name
     for version in context.selection.versions:
-        folder = context.model.path / str(version)
+        folder = context.folder.path / str(version)
         path = folder / config.default_model_filename if config.default_model_filename else folder
         if path.is_dir():
             path = path / expected
-        shown = path.relative_to(context.model.path).as_posix()
+        shown = path.relative_to(context.folder.path).as_posix()
         if not is_file(context, path):
             present = [t for t, f in MODEL_FILES.items() if is_file(context, folder / f)]
             hint = (
@@ -98,7 +100,7 @@ def fil_model_file_missing(context: ModelContext) -> Iterator[Finding]:
             yield Finding(
                 f"FIL opens {shown} for model_type '{model_type}' of '{name}', which does not "
                 "exist, so the model fails to load",
-                file=folder if folder.is_dir() else context.model.path,
+                file=folder if folder.is_dir() else context.folder.path,
                 hint=hint,
             )
             continue
@@ -117,7 +119,7 @@ def fil_model_file_missing(context: ModelContext) -> Iterator[Finding]:
 
 
 def _head(path: Path) -> bytes:
-    from pbtxt_lint import storage  # deferred: only FIL models read their file's first bytes
+    from pbtxt_lint.rules.api import storage
 
     try:
         return storage.read_head(path, 16)
@@ -135,8 +137,9 @@ def _head(path: Path) -> bytes:
     "output__0 in configuration. / Backends with variable-shape outputs must request desired "
     "output shape",
     backend="fil",
+    effective=True,
 )
-def fil_tensor_contract(context: ModelContext) -> Iterator[Finding]:
+def fil_tensor_contract(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """FIL reads the features from the input named `input__0` as FP32 and writes its
     predictions to `output__0` (and SHAP values to `treeshap_output`) as FP32, sized from
     the config's dims (a -1 is allowed only as the first, batch, dim). Other names or types
@@ -148,14 +151,13 @@ def fil_tensor_contract(context: ModelContext) -> Iterator[Finding]:
     Good:
         input [ { name: "input__0" data_type: TYPE_FP32 dims: [ 32 ] } ]
     """
-    config = context.effective
-    if config is None or config.backend != "fil":
+    if config.backend != "fil":
         return
-    name = context.model.name
+    name = context.folder.name
     inputs = {t.name: i for i, t in enumerate(config.input)}
     if config.input and INPUT not in inputs:
         yield Finding(
-            f"FIL model '{name}' has no input named {INPUT}; FIL reads its features from "
+            f"FIL {model_label(name)} has no input named {INPUT}; FIL reads its features from "
             f"{INPUT}, so every request fails",
             at=("input", 0, "name"),
             hint=f'name the input "{INPUT}"',
@@ -163,7 +165,8 @@ def fil_tensor_contract(context: ModelContext) -> Iterator[Finding]:
     elif INPUT in inputs and type_name(config.input[inputs[INPUT]].data_type) != "TYPE_FP32":
         written = type_name(config.input[inputs[INPUT]].data_type)
         yield Finding(
-            f"input {INPUT} of FIL model '{name}' is {written}; FIL reads it as FP32 and fails "
+            f"input {INPUT} of FIL {model_label(name)} is {written}; FIL reads it as FP32 and "
+            "fails "
             f'every request ("incorrect type {written.removeprefix("TYPE_")} for input with '
             'required type FP32")',
             at=("input", inputs[INPUT], "data_type"),
@@ -172,7 +175,7 @@ def fil_tensor_contract(context: ModelContext) -> Iterator[Finding]:
     outputs = {t.name for t in config.output}
     if config.output and OUTPUT not in outputs:
         yield Finding(
-            f"FIL model '{name}' has no output named {OUTPUT}; every request fails (\"No "
+            f'FIL {model_label(name)} has no output named {OUTPUT}; every request fails ("No '
             f'output with name {OUTPUT} in configuration.")',
             at=("output", 0, "name"),
             hint=f'name the output "{OUTPUT}"',
@@ -183,7 +186,7 @@ def fil_tensor_contract(context: ModelContext) -> Iterator[Finding]:
         written = type_name(tensor.data_type)
         if tensor.data_type and written != "TYPE_FP32":
             yield Finding(
-                f"output {tensor.name} of FIL model '{name}' is {written}, but FIL always "
+                f"output {tensor.name} of FIL {model_label(name)} is {written}, but FIL always "
                 "answers FP32: clients get FP32 data",
                 at=("output", index, "data_type"),
                 hint="data_type: TYPE_FP32",
@@ -191,7 +194,8 @@ def fil_tensor_contract(context: ModelContext) -> Iterator[Finding]:
         dims = list(tensor.reshape.shape if tensor.HasField("reshape") else tensor.dims)
         if -1 in dims[1:]:
             yield Finding(
-                f"output {tensor.name} of FIL model '{name}' has dims {config_dims(dims)}; FIL "
+                f"output {tensor.name} of FIL {model_label(name)} has dims "
+                f"{config_dims(dims)}; FIL "
                 'sizes outputs from the config and fails every request on a -1 ("Backends '
                 'with variable-shape outputs must request desired output shape")',
                 at=("output", index, "dims"),

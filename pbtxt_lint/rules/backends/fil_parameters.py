@@ -16,9 +16,11 @@ from pbtxt_lint.rules.api import (
     WARNING,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Severity,
     Stage,
+    model_label,
     parameter,
     rule,
 )
@@ -52,8 +54,9 @@ def _value_at(key: str) -> tuple[str, Key, str, str]:
     "name: <algo>",
     stage=Stage.LOAD,
     backend="fil",
+    effective=True,
 )
-def fil_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def fil_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """FIL needs `output_class` (`is_classifier` from 25.09) and, for a classifier, a
     numeric `threshold`; its flags are exactly `true` or `false` (not True, 1 or yes);
     `model_type` is xgboost, xgboost_json, xgboost_ubj, lightgbm or
@@ -69,12 +72,11 @@ def fil_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
         parameters { key: "output_class" value: { string_value: "true" } }
         parameters { key: "threshold" value: { string_value: "0.5" } }
     """
-    config = context.effective
-    if config is None or config.backend != "fil":
+    if config.backend != "fil":
         return
     target = context.settings.target
     new = None if target is None else target.server >= NEW_FOREST
-    name = f"FIL model '{context.model.name}'"
+    name = f"FIL {model_label(context)}"
     model_type = parameter(config, "model_type")
     if model_type is not None and model_type not in MODEL_FILES:
         yield Finding(

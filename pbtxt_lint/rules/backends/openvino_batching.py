@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, rule
-from pbtxt_lint.triton.backends import OPENVINO_BOOL
+from pbtxt_lint.rules.api import (
+    OPENVINO_BOOL,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    model_label,
+    rule,
+)
 
 PADDING = OPENVINO_BOOL[1]
 """ENABLE_BATCH_PADDING."""
@@ -27,8 +34,9 @@ PADDING = OPENVINO_BOOL[1]
     "avoided by setting 'ENABLE_BATCH_PADDING' parameter in model configuration to 'YES' at a "
     "performance cost.",
     backend="openvino",
+    effective=True,
 )
-def openvino_batch_not_padded(context: ModelContext) -> Iterator[Finding]:
+def openvino_batch_not_padded(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The backend compiles the model for a batch of exactly max_batch_size. A request
     (or a batch the dynamic batcher forms) of fewer samples fails unless the model sets
     ENABLE_BATCH_PADDING to YES, which pads it to max_batch_size. A client sending one
@@ -42,15 +50,14 @@ def openvino_batch_not_padded(context: ModelContext) -> Iterator[Finding]:
         max_batch_size: 8
         parameters { key: "ENABLE_BATCH_PADDING" value: { string_value: "YES" } }
     """
-    config = context.effective
-    if config is None or config.backend != "openvino" or config.max_batch_size <= 1:
+    if config.backend != "openvino" or config.max_batch_size <= 1:
         return
     padding = config.parameters[PADDING].string_value if PADDING in config.parameters else ""
     if padding.lower() == "yes":
         return
     size = config.max_batch_size
     yield Finding(
-        f"OpenVINO model '{context.model.name}' runs batches of exactly {size} samples: "
+        f"OpenVINO {model_label(context)} runs batches of exactly {size} samples: "
         f'every request (or dynamic batch) of 1 to {size - 1} samples fails ("expected '
         f"requests with batch size '{size}', got '1'\")",
         at=("max_batch_size",),

@@ -31,7 +31,7 @@ from pbtxt_lint.rules.artifacts.torchscript import Torch, named_index, per_torch
 from pbtxt_lint.rules.backends.pytorch_naming import is_torchscript
 
 if TYPE_CHECKING:  # the TorchScript reader loads with the first model.pt
-    from pbtxt_lint.artifacts.torchscript import TorchType
+    from pbtxt_lint.rules.api import TorchType
 
 _TAGS = {
     "Tuple": "Tuple",

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pbtxt_lint.rules.api import (
+    BACKENDS,
     ERROR,
     WARNING,
     DataType,
@@ -22,13 +23,12 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     Stage,
+    backend_of,
     rule,
     type_name,
 )
 from pbtxt_lint.rules.artifacts.torchscript import named_index, torch_models
 from pbtxt_lint.schema.model_config_pb2 import ModelSequenceBatching
-from pbtxt_lint.triton.autofill import backend_of
-from pbtxt_lint.triton.backends import BACKENDS
 
 CORRID = ModelSequenceBatching.Control.CONTROL_SEQUENCE_CORRID
 INDEX_HINT = (
@@ -58,8 +58,9 @@ def torch_types_lacking() -> frozenset[str]:
     triton="input '<name>' does not follow <name>__<index> naming convention.",
     stage=Stage.LOAD,
     backend="pytorch",
+    effective=True,
 )
-def pytorch_index_naming(context: ModelContext) -> Iterator[Finding]:
+def pytorch_index_naming(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The PyTorch backend hands sequence control tensors (START, END, READY, CORRID) to
     forward() at the argument position their name ends in, so each must be named
     `<name>__<index>` or the model fails to load. A model with implicit state
@@ -73,8 +74,7 @@ def pytorch_index_naming(context: ModelContext) -> Iterator[Finding]:
     Good:
         control_input [ { name: "START__1" control [ { kind: CONTROL_SEQUENCE_START ... } ] } ]
     """
-    config = context.effective
-    if config is None or not is_torchscript(config) or not config.HasField("sequence_batching"):
+    if not is_torchscript(config) or not config.HasField("sequence_batching"):
         return
     batching = config.sequence_batching
     for index, control_input in enumerate(batching.control_input):
@@ -155,8 +155,9 @@ def _unindexed_tensors(context: ModelContext, config: ModelConfig) -> list[tuple
     triton="input '<name>' type 'TYPE_UINT64' is not supported by PyTorch.",
     stage=Stage.LOAD,
     backend="pytorch",
+    effective=True,
 )
-def pytorch_sequence_data_type(context: ModelContext) -> Iterator[Finding]:
+def pytorch_sequence_data_type(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The PyTorch backend turns the correlation ID and every state into a torch tensor
     of the config's type when the model loads. libtorch has no unsigned type wider than
     8 bits and no BF16: a CORRID control of TYPE_UINT64 (the type most examples use)
@@ -169,8 +170,7 @@ def pytorch_sequence_data_type(context: ModelContext) -> Iterator[Finding]:
     Good:
         control [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_INT64 } ]
     """
-    config = context.effective
-    if config is None or not is_torchscript(config) or not config.HasField("sequence_batching"):
+    if not is_torchscript(config) or not config.HasField("sequence_batching"):
         return
     lacking = torch_types_lacking()
     batching = config.sequence_batching
@@ -234,8 +234,9 @@ def pytorch_sequence_data_type(context: ModelContext) -> Iterator[Finding]:
     "model configuration.",
     stage=Stage.INFERENCE,
     backend="pytorch",
+    effective=True,
 )
-def pytorch_output_binding(context: ModelContext) -> Iterator[Finding]:
+def pytorch_output_binding(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """TorchScript returns values, not names. The PyTorch backend binds output `k` to
     forward()'s value `<index>` when every output is named `<name>__<index>`, and
     otherwise by the order of the config (`GetNamingConvention`). Two outputs with the
@@ -249,8 +250,7 @@ def pytorch_output_binding(context: ModelContext) -> Iterator[Finding]:
     Good:
         output [ { name: "boxes__0" ... }, { name: "scores__1" ... }, { name: "labels__2" ... } ]
     """
-    config = context.effective
-    if config is None or not is_torchscript(config) or len(config.output) < 2:
+    if not is_torchscript(config) or len(config.output) < 2:
         return
     names = [io.name for io in config.output]
     indexes = [named_index(name) for name in names]

@@ -21,11 +21,11 @@ from pbtxt_lint.rules.api import (
     ModelConfig,
     ModelContext,
     Stage,
+    Version,
     parameter,
     rule,
 )
 from pbtxt_lint.rules.backends.pytorch_naming import is_torchscript
-from pbtxt_lint.targets import Version
 
 INTER, INTRA = "INTER_OP_THREAD_COUNT", "INTRA_OP_THREAD_COUNT"
 SET_ONCE_FROM: Version = (2, 63)
@@ -47,7 +47,7 @@ def _others(context: ModelContext, key: str) -> list[tuple[str, int]]:
     """(model, count) of the other PyTorch models of the repository that set `key`."""
     found = []
     for name in sorted(context.repository.models):
-        if name == context.model.name:
+        if name == context.folder.name:
             continue
         other = context.workspace.model(name)
         config = other.effective if other is not None else None
@@ -69,8 +69,11 @@ def _others(context: ModelContext, key: str) -> list[tuple[str, int]]:
     "set_num_interop_threads called",
     stage=Stage.LOAD,
     backend="pytorch",
+    effective=True,
 )
-def pytorch_thread_count_per_server(context: ModelContext) -> Iterator[Finding]:
+def pytorch_thread_count_per_server(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """The PyTorch backend's thread counts are settings of the process, not of a model.
     Before 25.11, when a second PyTorch model that sets INTER_OP_THREAD_COUNT loads,
     libtorch throws and tritonserver terminates while loading the repository. From
@@ -85,8 +88,7 @@ def pytorch_thread_count_per_server(context: ModelContext) -> Iterator[Finding]:
         a/config.pbtxt: parameters { key: "INTER_OP_THREAD_COUNT" value: { string_value: "2" } }
         b/config.pbtxt: (no thread-count parameter)
     """
-    config = context.effective
-    if config is None or not is_torchscript(config):
+    if not is_torchscript(config):
         return
     target = context.settings.target
     terminates = target is not None and target.server < SET_ONCE_FROM

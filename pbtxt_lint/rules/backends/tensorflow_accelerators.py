@@ -18,13 +18,15 @@ from pbtxt_lint.rules.api import (
     FieldPath,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Stage,
+    leading_int,
+    model_label,
     rule,
     suggest,
 )
 from pbtxt_lint.rules.features.common import INT_HINT, gpu_instances
-from pbtxt_lint.triton.parameters import leading_int
 
 GPU_ACCELERATORS = ("tensorrt", "gpu_io", "auto_mixed_precision")
 TFTRT_PRECISIONS = ("FP32", "FP16")
@@ -60,8 +62,11 @@ def _tftrt_problems(params: Mapping[str, str]) -> Iterator[tuple[str, str, str]]
     "mixed precision can not be set with TFTRT optimization",
     stage=Stage.LOAD,
     backend="tensorflow",
+    effective=True,
 )
-def tensorflow_execution_accelerator_invalid(context: ModelContext) -> Iterator[Finding]:
+def tensorflow_execution_accelerator_invalid(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """The TensorFlow backend has no CPU accelerator and refuses any. On GPU instances it
     knows `tensorrt` (parameters precision_mode FP32 or FP16, minimum_segment_size,
     max_workspace_size_bytes, max_cached_engines), `gpu_io` and `auto_mixed_precision`
@@ -79,15 +84,14 @@ def tensorflow_execution_accelerator_invalid(context: ModelContext) -> Iterator[
         optimization { execution_accelerators { gpu_execution_accelerator : [
           { name : "tensorrt" parameters { key: "precision_mode" value: "FP16" } } ] } }
     """
-    config = context.effective
-    if config is None or config.backend != "tensorflow":
+    if config.backend != "tensorflow":
         return
     accelerators = config.optimization.execution_accelerators
     base: FieldPath = ("optimization", "execution_accelerators")
-    name = context.model.name
+    name = context.folder.name
     if accelerators.cpu_execution_accelerator:
         yield Finding(
-            f"TensorFlow model '{name}' lists a cpu_execution_accelerator; the TensorFlow "
+            f"TensorFlow {model_label(name)} lists a cpu_execution_accelerator; the TensorFlow "
             "backend has none and refuses the model",
             at=(*base, "cpu_execution_accelerator"),
             hint="delete cpu_execution_accelerator",
@@ -98,7 +102,7 @@ def tensorflow_execution_accelerator_invalid(context: ModelContext) -> Iterator[
     gpu = gpu_instances(context)
     if gpu is None:
         yield Finding(
-            f"TensorFlow model '{name}' runs on CPU instances only, where the backend ignores "
+            f"TensorFlow {model_label(name)} runs on CPU instances only, where the backend ignores "
             'gpu_execution_accelerator ("GPU Execution Accelerator will be ignored for model '
             'instance on CPU")',
             at=(*base, "gpu_execution_accelerator"),
@@ -114,7 +118,7 @@ def tensorflow_execution_accelerator_invalid(context: ModelContext) -> Iterator[
         if accelerator.name not in GPU_ACCELERATORS:
             guess = suggest(accelerator.name, GPU_ACCELERATORS)
             yield Finding(
-                f"gpu_execution_accelerator '{accelerator.name}' of TensorFlow model '{name}' "
+                f"gpu_execution_accelerator '{accelerator.name}' of TensorFlow {model_label(name)} "
                 f"is unknown; the backend refuses the model{on_host}",
                 at=(*at, "name"),
                 hint=f'write name: "{guess}"'
@@ -125,7 +129,7 @@ def tensorflow_execution_accelerator_invalid(context: ModelContext) -> Iterator[
         elif accelerator.name == "tensorrt":
             for key, why, hint in _tftrt_problems(accelerator.parameters):
                 yield Finding(
-                    f"TensorRT accelerator of TensorFlow model '{name}': {why}; the backend "
+                    f"TensorRT accelerator of TensorFlow {model_label(name)}: {why}; the backend "
                     f"refuses the model{on_host}",
                     at=(*at, "parameters", Key(key)),
                     hint=hint,
@@ -133,7 +137,7 @@ def tensorflow_execution_accelerator_invalid(context: ModelContext) -> Iterator[
                 )
     if "tensorrt" in names and "auto_mixed_precision" in names:
         yield Finding(
-            f"TensorFlow model '{name}' asks for auto_mixed_precision together with tensorrt, "
+            f"TensorFlow {model_label(name)} asks for auto_mixed_precision together with tensorrt, "
             f"which the backend refuses{on_host}",
             at=(*base, "gpu_execution_accelerator", names.index("auto_mixed_precision")),
             hint="keep one of the two (TF-TRT's precision_mode FP16 gives mixed precision)",

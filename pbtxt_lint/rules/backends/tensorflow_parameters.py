@@ -12,7 +12,21 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from pbtxt_lint.rules.api import ERROR, Finding, Key, ModelContext, Stage, parameter, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    TF_BOOL,
+    TF_INIT_OPS,
+    TF_INT,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    leading_int,
+    model_label,
+    parameter,
+    rule,
+)
 from pbtxt_lint.rules.features.common import (
     INT_HINT,
     bool_problem,
@@ -20,8 +34,6 @@ from pbtxt_lint.rules.features.common import (
     is_file,
     parser_problems,
 )
-from pbtxt_lint.triton.backends import TF_BOOL, TF_INIT_OPS, TF_INT
-from pbtxt_lint.triton.parameters import leading_int
 
 _INIT_OPS_LIMIT = 1 << 20
 """Larger init-ops files are not parsed (a list of op names is a few hundred bytes)."""
@@ -42,8 +54,9 @@ _MINIMUM = {"MAX_SESSION_SHARE_COUNT": (1, "a positive number"),
     "'<path>': No such file or directory",
     stage=Stage.LOAD,
     backend="tensorflow",
+    effective=True,
 )
-def tensorflow_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def tensorflow_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """MAX_SESSION_SHARE_COUNT is a positive integer, TF_NUM_INTRA_THREADS a
     non-negative one, TF_NUM_INTER_THREADS an integer, TF_USE_PER_SESSION_THREADS a
     boolean. TF_INIT_OPS_FILE names a JSON file `{"init_ops": ["op", ...]}` in the version
@@ -54,10 +67,9 @@ def tensorflow_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "MAX_SESSION_SHARE_COUNT" value: { string_value: "2" } }
     """
-    config = context.effective
-    if config is None or config.backend != "tensorflow":
+    if config.backend != "tensorflow":
         return
-    where = f"of TensorFlow model '{context.model.name}'"
+    where = f"of TensorFlow {model_label(context)}"
     checks = {**dict.fromkeys(TF_INT, int_problem), **dict.fromkeys(TF_BOOL, bool_problem)}
     refused = set()
     for key, at, why, hint in parser_problems(config, checks):
@@ -82,7 +94,7 @@ def _init_ops_problems(context: ModelContext, name: str, where: str) -> Iterator
     """TF_INIT_OPS_FILE: found in a loaded version folder or the model folder, and JSON
     with an `init_ops` list of strings."""
     at = ("parameters", Key(TF_INIT_OPS), "value", "string_value")
-    model = context.model.path
+    model = context.folder.path
     for version in context.selection.versions:
         candidates = (model / str(version) / name, model / name)
         path = next((p for p in candidates if is_file(context, p)), None)
@@ -91,7 +103,7 @@ def _init_ops_problems(context: ModelContext, name: str, where: str) -> Iterator
                 f"TF_INIT_OPS_FILE '{name}' {where} is neither in '{version}/' nor in the model "
                 f"folder, so version {version} fails to load",
                 at=at,
-                hint=f"put {name} in {context.model.name}/ or {context.model.name}/{version}/",
+                hint=f"put {name} in {context.folder.name}/ or {context.folder.name}/{version}/",
             )
             return
         problem = _init_ops_content(path)
@@ -103,7 +115,7 @@ def _init_ops_problems(context: ModelContext, name: str, where: str) -> Iterator
 
 def _init_ops_content(path: Path) -> str | None:
     """Why the backend cannot read the init ops from this file, or None."""
-    from pbtxt_lint import storage  # deferred: only a model with TF_INIT_OPS_FILE reads it
+    from pbtxt_lint.rules.api import storage
 
     try:
         data = storage.read_whole(path, _INIT_OPS_LIMIT)

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.artifacts.signature import Dim, TensorSpec
 from pbtxt_lint.rules.api import (
     ERROR,
+    Dim,
     FieldPath,
     Finding,
     ModelConfig,
     ModelContext,
     Scope,
     Stage,
+    TensorSpec,
     rule,
 )
 from pbtxt_lint.rules.artifacts.common import control_tensors, control_type, loaded, shown_path
@@ -46,8 +47,9 @@ def _shape(dims: Sequence[Dim] | None) -> str:
     needs_config=False,
     scope=Scope.MODEL_FILES,
     backend="tensorflow",
+    effective=True,
 )
-def tensorflow_signature_refuses(context: ModelContext) -> Iterator[Finding]:
+def tensorflow_signature_refuses(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton feeds START, END, READY and CORRID as inputs: for a SavedModel each control
     tensor must be a key of the serving signature, of shape [1] after the batch dim and of
     the type its `*_false_true` list (or CORRID's data_type) implies. A ragged input
@@ -61,8 +63,7 @@ def tensorflow_signature_refuses(context: ModelContext) -> Iterator[Finding]:
     Good:
         the signature takes START: int32 [-1, 1]
     """
-    config = context.effective
-    if config is None or config.backend != "tensorflow":
+    if config.backend != "tensorflow":
         return
     batched: bool | None = config.max_batch_size > 0
     if not batched and may_complete_batching(context, config):
@@ -71,7 +72,7 @@ def tensorflow_signature_refuses(context: ModelContext) -> Iterator[Finding]:
         inputs = {spec.name: spec for spec in signature.inputs}
         where = f"the signature of {shown_path(artifact, context)}"
         for why, at in _control_problems(config, inputs, batched):
-            yield Finding(f"{why} in {where}, so '{context.model.name}' fails to load", at=at,
+            yield Finding(f"{why} in {where}, so '{context.folder.name}' fails to load", at=at,
                           hint="name an input of the signature with the control's type and "
                           "shape [1] (after the batch dim), or re-export the model")  # fmt: skip
         for index, tensor in enumerate(config.input):
@@ -82,7 +83,7 @@ def tensorflow_signature_refuses(context: ModelContext) -> Iterator[Finding]:
                 yield Finding(
                     f"ragged input '{tensor.name}' is {_shape(spec.shape)} in {where}; the "
                     "backend feeds a ragged input as one [-1] tensor, so "
-                    f"'{context.model.name}' fails to load",
+                    f"'{context.folder.name}' fails to load",
                     at=("input", index, "allow_ragged_batch"),
                     hint="export the input as a 1-D tensor of any length (shape [-1]), or "
                     "delete allow_ragged_batch",
@@ -122,8 +123,9 @@ def _control_problems(
     needs_config=False,
     scope=Scope.MODEL_FILES,
     backend="tensorflow",
+    effective=True,
 )
-def tensorflow_autofill_fails(context: ModelContext) -> Iterator[Finding]:
+def tensorflow_autofill_fails(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Unless auto-complete is disabled, the TensorFlow backend completes every config from
     the signature. It refuses a max_batch_size above 0 on a signature whose tensors do not
     all start with a dynamic dim (PL643 compares the dims when the config lists tensors).
@@ -138,8 +140,7 @@ def tensorflow_autofill_fails(context: ModelContext) -> Iterator[Finding]:
         max_batch_size: 8
         input [ { name: "a" dims: [ 16 ] }, { name: "b" dims: [ 16 ] } ]
     """
-    config = context.effective
-    if config is None or config.backend != "tensorflow" or context.strict:
+    if config.backend != "tensorflow" or not context.auto_complete:
         return
     for artifact, signature in loaded(context, "savedmodel"):
         where = f"the signature of {shown_path(artifact, context)}"
@@ -149,7 +150,7 @@ def tensorflow_autofill_fails(context: ModelContext) -> Iterator[Finding]:
             yield Finding(
                 f"max_batch_size is {config.max_batch_size}, but '{fixed.name}' is "
                 f"{_shape(fixed.shape)} in {where}, without a dynamic first (batch) dim: "
-                f"the backend's auto-complete refuses '{context.model.name}' (\"configuration "
+                f"the backend's auto-complete refuses '{context.folder.name}' (\"configuration "
                 f"specified max-batch {config.max_batch_size} but model signature does not "
                 'support batching")',
                 at=("max_batch_size",),
@@ -161,7 +162,7 @@ def tensorflow_autofill_fails(context: ModelContext) -> Iterator[Finding]:
             kind, index, tensor, first = contradiction
             yield Finding(
                 f"{kind} '{tensor.name}' {_batch_dim_words(len(_dims(tensor)), first)} "
-                f"({where}): the backend cannot tell whether '{context.model.name}' batches "
+                f"({where}): the backend cannot tell whether '{context.folder.name}' batches "
                 "and refuses it",
                 at=(kind, index, "dims"),
                 hint="with max_batch_size > 0 leave the batch dim out of every tensor's dims; "
@@ -180,7 +181,7 @@ def tensorflow_autofill_fails(context: ModelContext) -> Iterator[Finding]:
                 yield Finding(
                     f"{kind} '{spec.name}' is a scalar (rank 0) in {where} and the config gives "
                     "it no dims, so the backend's auto-complete cannot fill them and "
-                    f"'{context.model.name}' fails to load",
+                    f"'{context.folder.name}' fails to load",
                     at=(kind, listed[0]) if listed is not None else (kind,),
                     hint=f"list the {kind} with dims: [ 1 ] and reshape: {{ shape: [ ] }}",
                 )

@@ -19,8 +19,10 @@ from pbtxt_lint.rules.api import (
     FieldPath,
     Finding,
     Key,
+    ModelConfig,
     ModelContext,
     Stage,
+    model_label,
     rule,
 )
 from pbtxt_lint.rules.tensors.common import may_complete_batching
@@ -90,8 +92,11 @@ def _spec_problems(spec: GraphSpec, max_batch_size: int | None) -> Iterator[tupl
     "dimension >= 0",
     stage=Stage.LOAD,
     backend="tensorrt",
+    effective=True,
 )
-def tensorrt_cuda_graph_spec_invalid(context: ModelContext) -> Iterator[Finding]:
+def tensorrt_cuda_graph_spec_invalid(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """Each `graph_spec` is a request shape to capture a CUDA graph for: `batch_size` 1 to
     max_batch_size (0 without batching), every input dim fixed (0 or more), and a
     `graph_lower_bound` no larger than the spec, with a shape for each of its inputs.
@@ -109,15 +114,14 @@ def tensorrt_cuda_graph_spec_invalid(context: ModelContext) -> Iterator[Finding]
         optimization { cuda { graphs: true graph_spec [ { batch_size: 8
           input { key: "x" value: { dim: [ 3, 224, 224 ] } } } ] } }
     """
-    config = context.effective
-    if config is None or config.backend != "tensorrt" or not config.optimization.HasField("cuda"):
+    if config.backend != "tensorrt" or not config.optimization.HasField("cuda"):
         return
     cuda = config.optimization.cuda
-    name = context.model.name
+    name = context.folder.name
     base: FieldPath = ("optimization", "cuda")
     if cuda.graph_spec and not cuda.graphs:
         yield Finding(
-            f"TensorRT model '{name}' lists a CUDA graph_spec but optimization.cuda.graphs is "
+            f"TensorRT {model_label(name)} lists a CUDA graph_spec but optimization.cuda.graphs is "
             "not true, so the backend never reads the specs",
             at=(*base, "graph_spec"),
             hint="set graphs: true in optimization.cuda, or delete graph_spec",
@@ -129,7 +133,7 @@ def tensorrt_cuda_graph_spec_invalid(context: ModelContext) -> Iterator[Finding]
     shape_inputs = [t.name for t in config.input if t.is_shape_tensor]
     if shape_inputs:
         yield Finding(
-            f"TensorRT model '{name}' has the shape tensor input '{shape_inputs[0]}', so the "
+            f"TensorRT {model_label(name)} has the shape tensor input '{shape_inputs[0]}', so the "
             'backend captures no CUDA graph for it ("Detected shape tensor, CUDA graph is not '
             'captured"): graphs: true has no effect',
             at=(*base, "graphs"),
@@ -144,7 +148,7 @@ def tensorrt_cuda_graph_spec_invalid(context: ModelContext) -> Iterator[Finding]
         at: FieldPath = (*base, "graph_spec", index)
         for why, where in _spec_problems(spec, max_batch_size):
             yield Finding(
-                f"CUDA graph_spec {index} of TensorRT model '{name}': {why}; the backend "
+                f"CUDA graph_spec {index} of TensorRT {model_label(name)}: {why}; the backend "
                 "refuses the model when it creates an instance",
                 at=(*at, *where),
                 hint="make the spec a request shape the model accepts, or delete it",
@@ -152,7 +156,7 @@ def tensorrt_cuda_graph_spec_invalid(context: ModelContext) -> Iterator[Finding]
         for input_name in spec.input:
             if inputs and input_name not in inputs:
                 yield Finding(
-                    f"CUDA graph_spec {index} of TensorRT model '{name}' names input "
+                    f"CUDA graph_spec {index} of TensorRT {model_label(name)} names input "
                     f"'{input_name}', which the config does not list: that graph is never "
                     "captured",
                     at=(*at, "input", Key(input_name)),

@@ -12,7 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.rules.api import ERROR, Finding, ModelContext, Stage, rule, type_name
+from pbtxt_lint.rules.api import (
+    ERROR,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    model_label,
+    rule,
+    type_name,
+)
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 
 SHAPE_INPUT_TYPES = ("TYPE_INT32", "TYPE_INT64")
@@ -30,8 +39,9 @@ SHAPE_OUTPUT_TYPES = ("TYPE_INT64",)
     "configuration for shape output '<name>', expecting TYPE_INT64 for <instance>",
     stage=Stage.LOAD,
     backend="tensorrt",
+    effective=True,
 )
-def tensorrt_shape_tensor_type(context: ModelContext) -> Iterator[Finding]:
+def tensorrt_shape_tensor_type(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """TensorRT reads a shape tensor input's values as 32- or 64-bit integers and writes a
     shape tensor output as 64-bit integers; a shape tensor of any other type fails the
     load when the instance binds it.
@@ -41,8 +51,7 @@ def tensorrt_shape_tensor_type(context: ModelContext) -> Iterator[Finding]:
     Good:
         input [ { name: "shape" data_type: TYPE_INT32 dims: [ 2 ] is_shape_tensor: true } ]
     """
-    config = context.effective
-    if config is None or config.backend != "tensorrt":
+    if config.backend != "tensorrt":
         return
     sides: tuple[tuple[str, Sequence[ModelInput | ModelOutput], tuple[str, ...]], ...] = (
         ("input", config.input, SHAPE_INPUT_TYPES),
@@ -54,7 +63,7 @@ def tensorrt_shape_tensor_type(context: ModelContext) -> Iterator[Finding]:
             if not tensor.is_shape_tensor or not tensor.data_type or written in allowed:
                 continue
             yield Finding(
-                f"shape tensor {kind} '{tensor.name}' of TensorRT model '{context.model.name}' "
+                f"shape tensor {kind} '{tensor.name}' of TensorRT {model_label(context)} "
                 f"is {written}; TensorRT takes a shape {kind} only as "
                 f"{' or '.join(allowed)}, so the model fails to load",
                 at=(kind, index, "data_type"),

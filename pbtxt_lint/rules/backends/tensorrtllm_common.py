@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pbtxt_lint import storage
-from pbtxt_lint.rules.api import FieldPath, Key, ModelConfig, ModelContext
+from pbtxt_lint.rules.api import FieldPath, Key, ModelConfig, ModelContext, storage
 from pbtxt_lint.triton.tensorrtllm import (
     TRTLLM_OF_RELEASE,
     Version,
@@ -76,13 +75,13 @@ def _pipeline_model(context: ModelContext) -> Pipeline | None:
         release = f"Triton {target.container} (TensorRT-LLM {version_text(version)})"
     elif target is not None and target.container < min(TRTLLM_OF_RELEASE):
         release = f"Triton {target.container}"
-    return Pipeline(config, found, context.model.name, version, release)
+    return Pipeline(config, found, context.folder.name, version, release)
 
 
 def _has_bls_library(context: ModelContext) -> bool:
     for version in context.selection.versions:
         try:
-            storage.stat(context.model.path / str(version) / BLS_LIBRARY)
+            storage.stat(context.folder.path / str(version) / BLS_LIBRARY)
         except (OSError, ValueError):
             continue
         return True

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from pbtxt_lint.artifacts.python_initialize import initialize_reads
 from pbtxt_lint.rules.api import (
+    BATCH_STRATEGY_PATH,
     ERROR,
     INFO,
     WARNING,
@@ -21,6 +21,7 @@ from pbtxt_lint.rules.api import (
     ModelContext,
     Scope,
     Stage,
+    initialize_reads,
     rule,
     suggest,
 )
@@ -36,7 +37,6 @@ from pbtxt_lint.rules.backends.tensorrtllm_values import (
     python_model_value_problems,
     python_runtime_value_problems,
 )
-from pbtxt_lint.rules.common import BATCH_STRATEGY_PATH
 from pbtxt_lint.triton.tensorrtllm import (
     CPP_PARAMETERS,
     LOOKAHEAD_KEYS,
@@ -428,7 +428,7 @@ def _missing_python_model(context: ModelContext, found: Pipeline) -> Iterator[Fi
     reported: set[str] = set()
     for artifact, signature in loaded(context, "python"):
         reads = initialize_reads(signature.module)
-        shown = artifact.opened.relative_to(context.model.path.parent).as_posix()
+        shown = artifact.opened.relative_to(context.folder.path.parent).as_posix()
         for read in reads.parameters:
             if read.key in reported or read.key in found.config.parameters:
                 continue

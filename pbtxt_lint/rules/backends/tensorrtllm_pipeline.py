@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.artifacts.python_initialize import initialize_reads, string_lists
 from pbtxt_lint.rules.api import (
     ERROR,
     WARNING,
@@ -21,7 +20,10 @@ from pbtxt_lint.rules.api import (
     ModelContext,
     Scope,
     Stage,
+    initialize_reads,
+    model_label,
     rule,
+    string_lists,
 )
 from pbtxt_lint.rules.artifacts.common import loaded, name_list
 from pbtxt_lint.rules.artifacts.python_common import line_span
@@ -119,7 +121,7 @@ def tensorrtllm_bls_callee(context: ModelContext) -> Iterator[Finding]:
             else "the default of tensorrt_llm_model_name"
         )
         yield Finding(
-            f"{found.label} calls model '{name}' ({source}) on every request, and this "
+            f"{found.label} calls {model_label(name)} ({source}) on every request, and this "
             f"repository has no such model (its {_KINDS[callee]} is '{present[0]}'): every "
             f'request fails with "Model {name} - Error when running inference: Failed for '
             f"execute the inference request. Model '{name}' is not ready.\"",
@@ -129,11 +131,11 @@ def tensorrtllm_bls_callee(context: ModelContext) -> Iterator[Finding]:
             else f"name the folder of '{present[0]}' '{name}'",
         )
     for version in context.selection.versions:
-        library = context.model.path / str(version) / BLS_LIBRARY
+        library = context.folder.path / str(version) / BLS_LIBRARY
         lists = string_lists(library)
         if lists is None:
             continue
-        shown = library.relative_to(context.model.path.parent).as_posix()
+        shown = library.relative_to(context.folder.path.parent).as_posix()
         for callee, attribute in _REQUESTED.items():
             yield from _undeclared(context, found, callees[callee], lists.get(attribute), shown)
         return
@@ -151,7 +153,7 @@ def _undeclared(
     if not missing:
         return
     yield Finding(
-        f"{found.label} asks model '{name}' for {name_list(missing)} on every request "
+        f"{found.label} asks {model_label(name)} for {name_list(missing)} on every request "
         f"({shown} lists them), and '{name}' does not declare "
         f'{"it" if len(missing) == 1 else "them"}: every request fails with "Model {name} - '
         f"Error when running inference: unexpected inference output '{missing[0]}' for model "
@@ -286,7 +288,7 @@ def tensorrtllm_python_tensor_lookup(context: ModelContext) -> Iterator[Finding]
         "output": {tensor.name for tensor in found.config.output},
     }
     for artifact, signature in loaded(context, "python"):
-        shown = artifact.opened.relative_to(context.model.path.parent).as_posix()
+        shown = artifact.opened.relative_to(context.folder.path.parent).as_posix()
         reads = initialize_reads(signature.module)
         missing = [look for look in reads.lookups if look.name not in declared[look.kind]]
         for kind in ("input", "output"):

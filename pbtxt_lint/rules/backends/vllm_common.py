@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.artifacts.model_json import JsonObjectFile, read_json_object
-from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.rules.api import JsonObjectFile, ModelConfig, ModelContext, read_json_object
 from pbtxt_lint.triton.vllm import (
     ENGINE_ARGS_FILE,
     VLLM_VERSIONS,
@@ -61,7 +59,7 @@ def engine_args_files(context: ModelContext) -> tuple[tuple[int, JsonObjectFile]
 def _read_engine_args(context: ModelContext) -> tuple[tuple[int, JsonObjectFile], ...]:
     if vllm_config(context) is None or context.settings.config_only:
         return ()
-    folder = context.model.path
+    folder = context.folder.path
     return tuple(
         (version, read_json_object(folder / str(version) / ENGINE_ARGS_FILE))
         for version in context.selection.versions

@@ -22,6 +22,7 @@ from pbtxt_lint.rules.api import (
     Key,
     ModelContext,
     Stage,
+    model_label,
     rule,
     type_name,
 )
@@ -66,7 +67,7 @@ def vllm_max_batch_size(context: ModelContext) -> Iterator[Finding]:
     if config is None or error is None or error.triton_id != "max-batch-size-lowered":
         return
     yield Finding(
-        f"model '{context.model.name}' sets max_batch_size {config.max_batch_size}; the vLLM "
+        f"{model_label(context)} sets max_batch_size {config.max_batch_size}; the vLLM "
         f'backend\'s auto_complete_config fails the load with "{error.message}"',
         at=("max_batch_size",),
         hint="remove max_batch_size (vLLM batches requests itself)",
@@ -107,7 +108,7 @@ def vllm_not_decoupled(context: ModelContext) -> Iterator[Finding]:
     error = context.completed.error
     if error is not None and error.triton_id == "transaction-policy":
         said = error.message
-    elif (context.strict or not found.auto_complete) and not (
+    elif (not context.auto_complete or not found.auto_complete) and not (
         config.model_transaction_policy.decoupled
     ):
         said = DECOUPLED_ASSERTION
@@ -115,8 +116,7 @@ def vllm_not_decoupled(context: ModelContext) -> Iterator[Finding]:
         return
     written = config.HasField("model_transaction_policy")
     yield Finding(
-        f"model '{context.model.name}' is not decoupled; the vLLM backend fails the load "
-        f'with "{said}"',
+        f'{model_label(context)} is not decoupled; the vLLM backend fails the load with "{said}"',
         at=("model_transaction_policy", "decoupled") if written else None,
         hint="model_transaction_policy { decoupled: true } (or remove the block and keep "
         "auto-complete on)",
@@ -168,7 +168,7 @@ def vllm_multi_gpu_kind_gpu(context: ModelContext) -> Iterator[Finding]:
             else "the instance group Triton adds on a GPU host is KIND_GPU"
         )
         yield Finding(
-            f"model '{context.model.name}' runs on {product} GPUs ({ENGINE_ARGS_FILE}: {given}), "
+            f"{model_label(context)} runs on {product} GPUs ({ENGINE_ARGS_FILE}: {given}), "
             f'but {where}: the vLLM backend fails the load with "ValueError: KIND_GPU is '
             "currently for single-GPU models, please specify KIND_MODEL in the model's "
             'config.pbtxt for multi-GPU models"',
@@ -215,7 +215,7 @@ def vllm_tensor_type(context: ModelContext) -> Iterator[Finding]:
                 else "every response fails when the backend builds it from the generated text"
             )
             yield Finding(
-                f"{kind} '{name}' of vLLM model '{context.model.name}' is "
+                f"{kind} '{name}' of vLLM {model_label(context)} is "
                 f"{type_name(data_type)}, but the backend handles it as text "
                 f"({tensor.data_type}): {which}",
                 at=(kind, index, "data_type"),
@@ -247,12 +247,18 @@ def vllm_tensor_missing(context: ModelContext) -> Iterator[Finding]:
     """
     config = vllm_config(context)
     found = behaviour(context)
-    if config is None or found is None or not (context.strict or not found.auto_complete):
+    if (
+        config is None
+        or found is None
+        or not (not context.auto_complete or not found.auto_complete)
+    ):
         return
-    why = "--disable-auto-complete-config" if context.strict else "this release's backend"
+    why = (
+        "--disable-auto-complete-config" if not context.auto_complete else "this release's backend"
+    )
     if not any(io.name == "text_output" for io in config.output):
         yield Finding(
-            f"vLLM model '{context.model.name}' declares no output 'text_output', and nothing "
+            f"vLLM {model_label(context)} declares no output 'text_output', and nothing "
             f"adds it ({why}): initialize fails the load with \"TypeError: 'NoneType' object "
             'is not subscriptable"',
             at=("output",),
@@ -260,7 +266,7 @@ def vllm_tensor_missing(context: ModelContext) -> Iterator[Finding]:
         )
     if not any(io.name == "text_input" for io in config.input):
         yield Finding(
-            f"vLLM model '{context.model.name}' declares no input 'text_input', and nothing "
+            f"vLLM {model_label(context)} declares no input 'text_input', and nothing "
             f"adds it ({why}): every request fails with \"AttributeError: 'NoneType' object "
             "has no attribute 'as_numpy'\"",
             at=("input",),
@@ -298,14 +304,14 @@ def vllm_switch_off(context: ModelContext) -> Iterator[Finding]:
         on = value == found.true_value if found.true_value == "yes" else value.lower() == "true"
         if not on and value.strip().lower() in ("yes", "true", "1", "on", "y", "enable", "enabled"):
             yield Finding(
-                f"parameter {key} of vLLM model '{context.model.name}' is \"{value}\", but this "
+                f'parameter {key} of vLLM {model_label(context)} is "{value}", but this '
                 f'release\'s backend turns it on only for "{found.true_value}": it stays off',
                 at=("parameters", Key(key), "string_value"),
                 hint=f'string_value: "{found.true_value}"',
             )
         elif on and key == "REPORT_CUSTOM_METRICS" and engine_arg(context, "disable_log_stats"):
             yield Finding(
-                f"vLLM model '{context.model.name}' asks for custom metrics, but "
+                f"vLLM {model_label(context)} asks for custom metrics, but "
                 f"{ENGINE_ARGS_FILE} sets disable_log_stats, so the backend reports none",
                 at=("parameters", Key(key)),
                 hint=f"remove disable_log_stats from {ENGINE_ARGS_FILE}",

@@ -13,17 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.artifacts.model_json import JsonEntry, json_kind
-from pbtxt_lint.diagnostics import Span
 from pbtxt_lint.rules.api import (
     ERROR,
     INFO,
+    RELEASES,
     WARNING,
     Finding,
+    JsonEntry,
     ModelContext,
     Scope,
     Severity,
+    Span,
     Stage,
+    json_kind,
+    model_label,
     rule,
     shorten,
     suggest,
@@ -35,7 +38,6 @@ from pbtxt_lint.rules.backends.vllm_common import (
     parsed_engine_args,
     target_vllm,
 )
-from pbtxt_lint.targets import RELEASES
 from pbtxt_lint.triton.vllm import (
     ENGINE_ARGS,
     ENGINE_ARGS_FILE,
@@ -85,18 +87,18 @@ def vllm_model_json_missing(context: ModelContext) -> Iterator[Finding]:
     for version, document in engine_args_files(context):
         if document.problem not in ("missing", "unreadable"):
             continue
-        folder = f"{context.model.name}/{version}"
-        names = [n for n in (context.model.contents(str(version)) or {}) if n.endswith(".json")]
+        folder = f"{context.folder.name}/{version}"
+        names = [n for n in (context.folder.contents(str(version)) or {}) if n.endswith(".json")]
         guess = suggest(ENGINE_ARGS_FILE, [n for n in names if n != LORA_FILE], cutoff=0.0)
         if document.problem == "missing":
             problem = f"'{folder}/{ENGINE_ARGS_FILE}' does not exist"
         else:
             problem = f"'{folder}/{ENGINE_ARGS_FILE}' cannot be read ({document.message})"
         yield Finding(
-            f"model '{context.model.name}': {problem}; the vLLM backend fails the load with "
+            f"{model_label(context)}: {problem}; the vLLM backend fails the load with "
             f"\"AssertionError: '{ENGINE_ARGS_FILE}' containing vllm engine args must be "
             f"provided in '<repository>/{folder}'\"",
-            file=context.model.path / str(version),
+            file=context.folder.path / str(version),
             hint=f"rename '{guess}' to '{ENGINE_ARGS_FILE}'"
             if guess
             else f'write the engine arguments to {folder}/{ENGINE_ARGS_FILE}: {{"model": '
@@ -132,7 +134,7 @@ def vllm_model_json_invalid(context: ModelContext) -> Iterator[Finding]:
     for version, document in engine_args_files(context):
         if document.problem not in ("syntax", "not-an-object", "too-large"):
             continue
-        where = f"{context.model.name}/{version}/{ENGINE_ARGS_FILE}"
+        where = f"{context.folder.name}/{version}/{ENGINE_ARGS_FILE}"
         if document.problem == "too-large":
             yield Finding(
                 f"{where} is {document.message}, so its engine arguments are not checked",
@@ -148,7 +150,7 @@ def vllm_model_json_invalid(context: ModelContext) -> Iterator[Finding]:
             problem = f"{where} holds {document.message} of engine arguments"
             said = "an AttributeError or TypeError (AsyncEngineArgs takes keyword arguments)"
         yield Finding(
-            f"{problem}: the vLLM backend fails to load '{context.model.name}' with {said}",
+            f"{problem}: the vLLM backend fails to load '{context.folder.name}' with {said}",
             file=document.path,
             span=Span.point(document.line, document.column) if document.line else None,
             hint='write one JSON object, {"model": "...", "gpu_memory_utilization": 0.9}: '
@@ -187,7 +189,7 @@ def vllm_engine_arg_unknown(context: ModelContext) -> Iterator[Finding]:
     target = target_vllm(context)
     accepted = sorted(name for name in ENGINE_ARGS if target.version in versions_with(name))
     for version, document in parsed_engine_args(context):
-        where = f"{context.model.name}/{version}/{ENGINE_ARGS_FILE}"
+        where = f"{context.folder.name}/{version}/{ENGINE_ARGS_FILE}"
         for entry in document.entries:
             having = versions_with(entry.key)
             if target.version in having:
@@ -258,7 +260,7 @@ def vllm_engine_arg_type(context: ModelContext) -> Iterator[Finding]:
     old = not uses_pydantic(target.version)
     checks_parallel = bool((found := behaviour(context)) and found.multi_gpu_args)
     for version, document in parsed_engine_args(context):
-        where = f"{context.model.name}/{version}/{ENGINE_ARGS_FILE}"
+        where = f"{context.folder.name}/{version}/{ENGINE_ARGS_FILE}"
         for entry in document.entries:
             kind = arg_kind(entry.key)
             if (
@@ -372,7 +374,7 @@ def vllm_engine_arg_value(context: ModelContext) -> Iterator[Finding]:
                 continue
             text, hint = problem
             yield Finding(
-                f"{context.model.name}/{version}/{ENGINE_ARGS_FILE}: {text}; the model fails to "
+                f"{context.folder.name}/{version}/{ENGINE_ARGS_FILE}: {text}; the model fails to "
                 "load",
                 file=document.path,
                 span=_at(entry, len(entry.key) + 2),
@@ -447,7 +449,7 @@ def vllm_model_unnamed(context: ModelContext) -> Iterator[Finding]:
             )
             severity = WARNING
         yield Finding(
-            f'{context.model.name}/{version}/{ENGINE_ARGS_FILE} names no "model"; {text}',
+            f'{context.folder.name}/{version}/{ENGINE_ARGS_FILE} names no "model"; {text}',
             file=document.path,
             span=Span.point(1, 1),
             hint='add "model": "<Hugging Face name or local path>"',

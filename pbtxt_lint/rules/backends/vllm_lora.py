@@ -9,9 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.artifacts.model_json import read_json_object
-from pbtxt_lint.diagnostics import Span
-from pbtxt_lint.rules.api import ERROR, Finding, ModelContext, Scope, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    Finding,
+    ModelContext,
+    Scope,
+    Span,
+    Stage,
+    read_json_object,
+    rule,
+)
 from pbtxt_lint.rules.backends.vllm_common import BACKEND, parsed_engine_args
 from pbtxt_lint.triton.vllm import ENGINE_ARGS_FILE, LORA_FILE
 
@@ -46,10 +53,10 @@ def vllm_lora_file(context: ModelContext) -> Iterator[Finding]:
         if entry is None or str(entry.value).lower() != "true":
             continue
         lora = read_json_object(document.path.parent / LORA_FILE)
-        where = f"{context.model.name}/{version}/{LORA_FILE}"
+        where = f"{context.folder.name}/{version}/{LORA_FILE}"
         if lora.problem in ("missing", "unreadable"):
             yield Finding(
-                f"{context.model.name}/{version}/{ENGINE_ARGS_FILE} enables LoRA, but {where} "
+                f"{context.folder.name}/{version}/{ENGINE_ARGS_FILE} enables LoRA, but {where} "
                 + (
                     "does not exist"
                     if lora.problem == "missing"

@@ -10,14 +10,20 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import BATCH_STRATEGY_PATH
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+from pbtxt_lint.rules.api import (
+    BATCH_STRATEGY_PATH,
+    ERROR,
+    WARNING,
+    FieldPath,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    is_inside,
+    model_label,
+    rule,
+)
 
 
 @rule(
@@ -28,8 +34,11 @@ ERROR, WARNING = Severity.ERROR, Severity.WARNING
     triton="TRITON_BATCH_STRATEGY_PATH cannot be specified with sequence batcher, using "
     "default batching strategy",
     stage=Stage.LOAD,
+    effective=True,
 )
-def batch_strategy_with_sequence_batching(context: ModelContext) -> Iterator[Finding]:
+def batch_strategy_with_sequence_batching(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """A custom batching strategy plugs into the dynamic batcher only. Despite its
     wording ("using default batching strategy"), Triton's message is an error: the
     model fails to load.
@@ -40,12 +49,11 @@ def batch_strategy_with_sequence_batching(context: ModelContext) -> Iterator[Fin
     Good:
         sequence_batching { }
     """
-    config = context.effective
-    if config is None or not config.HasField("sequence_batching"):
+    if not config.HasField("sequence_batching"):
         return
     if BATCH_STRATEGY_PATH in config.parameters:
         yield Finding(
-            f"model '{context.model.name}' uses sequence_batching and sets the "
+            f"{model_label(context)} uses sequence_batching and sets the "
             f"{BATCH_STRATEGY_PATH} parameter; Triton fails to load it, although its message "
             "says it is 'using default batching strategy'",
             at=("parameters", Key(BATCH_STRATEGY_PATH)),
@@ -74,8 +82,9 @@ def _strategy_candidates(model: str, value: str) -> list[tuple[str, ...]] | None
     triton="Batching library path escapes model repository. / Batching library path not "
     "found: <path>",
     stage=Stage.LOAD,
+    effective=True,
 )
-def batch_strategy_path(context: ModelContext) -> Iterator[Finding]:
+def batch_strategy_path(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The custom batching library must be a file inside the model's folder; Triton
     opens the path as given, so a relative path is resolved against the server's
     working directory, not the model folder. pbtxt-lint maps an absolute path onto the
@@ -86,18 +95,17 @@ def batch_strategy_path(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "TRITON_BATCH_STRATEGY_PATH" value { string_value: "/models/m/lib.so" } }
     """
-    config = context.effective
-    if config is None or config.HasField("sequence_batching"):
+    if config.HasField("sequence_batching"):
         return
     if BATCH_STRATEGY_PATH not in config.parameters:
         return
     value = config.parameters[BATCH_STRATEGY_PATH].string_value
-    name = context.model.name
+    name = context.folder.name
     at: FieldPath = ("parameters", Key(BATCH_STRATEGY_PATH), "value", "string_value")
     if not value:
         yield Finding(
-            f"{BATCH_STRATEGY_PATH} of model '{name}' is empty; Triton fails to load the model "
-            "with 'Batching library path not found'",
+            f"{BATCH_STRATEGY_PATH} of {model_label(name)} is empty; Triton fails to load "
+            "the model with 'Batching library path not found'",
             at=at,
             hint=f"give the absolute path of the library inside the model folder, or remove "
             f"the {BATCH_STRATEGY_PATH} parameter",
@@ -105,9 +113,9 @@ def batch_strategy_path(context: ModelContext) -> Iterator[Finding]:
         return
     if not value.startswith("/"):
         yield Finding(
-            f"{BATCH_STRATEGY_PATH} '{value}' of model '{name}' is relative: Triton resolves it "
-            "against the server's working directory, not the model folder, so whether the "
-            "library is found depends on where tritonserver is started",
+            f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} is relative: Triton "
+            "resolves it against the server's working directory, not the model folder, so "
+            "whether the library is found depends on where tritonserver is started",
             at=at,
             hint=f"use the absolute path the library has on the server, e.g. "
             f"/models/{name}/{posixpath.basename(value)}",
@@ -117,7 +125,7 @@ def batch_strategy_path(context: ModelContext) -> Iterator[Finding]:
     candidates = _strategy_candidates(name, value)
     if candidates is None:
         yield Finding(
-            f"{BATCH_STRATEGY_PATH} '{value}' of model '{name}' is outside the model folder; "
+            f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} is outside the model folder; "
             "current Triton releases refuse a batching library that escapes the model "
             "repository and fail to load the model",
             at=at,
@@ -127,23 +135,23 @@ def batch_strategy_path(context: ModelContext) -> Iterator[Finding]:
         return
     if context.settings.config_only:
         return  # the library itself is a file beside the config: not read
-    model_root = context.model.path.resolve()
-    located = [context.model.path.joinpath(*parts) for parts in candidates]
+    model_root = context.folder.path.resolve()
+    located = [context.folder.path.joinpath(*parts) for parts in candidates]
     inside = [path for path in located if is_inside(model_root, path)]
     if any(path.is_file() for path in inside):
         return
     if not inside:
         yield Finding(
-            f"{BATCH_STRATEGY_PATH} '{value}' of model '{name}' leads outside the model folder "
-            "(through '..' or a symlink); current Triton releases refuse a batching "
+            f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} leads outside the "
+            "model folder (through '..' or a symlink); current Triton releases refuse a batching "
             "library that escapes the model repository and fail to load the model",
             at=at,
             hint="put the library itself (not a link to it) inside the model folder",
         )
         return
-    shown = inside[0].relative_to(context.model.repository)
+    shown = inside[0].relative_to(context.folder.repository)
     yield Finding(
-        f"{BATCH_STRATEGY_PATH} '{value}' of model '{name}' does not exist ('{shown}' is "
+        f"{BATCH_STRATEGY_PATH} '{value}' of {model_label(name)} does not exist ('{shown}' is "
         "missing from the repository); Triton fails to load the model with 'Batching "
         "library path not found'",
         at=at,

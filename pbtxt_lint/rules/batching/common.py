@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.rules.api import FieldPath, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelSequenceBatching
-from pbtxt_lint.textproto.sourcemap import FieldPath
 
 SEQ: FieldPath = ("sequence_batching",)
 DYN: FieldPath = ("dynamic_batching",)

@@ -11,18 +11,22 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Scope,
+    Stage,
+    is_inside,
+    model_label,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.batching.common import states
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.datatypes import byte_size
 from pbtxt_lint.schema.model_config_pb2 import ModelSequenceBatching
-from pbtxt_lint.textproto.sourcemap import FieldPath
-
-ERROR = Severity.ERROR
 
 INITIAL_STATE_FOLDER = "initial_state"
 
@@ -45,8 +49,9 @@ def _initial_states(
     "for state input '<input_name>'. / initial_state setting expects state'<input_name>' to "
     "have state_data set",
     stage=Stage.LOAD,
+    effective=True,
 )
-def initial_state_incomplete(context: ModelContext) -> Iterator[Finding]:
+def initial_state_incomplete(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A state starts from at most one `initial_state`, which needs a `name` and its data:
     `zero_data: true` or a `data_file` in the model's `initial_state/` folder. Triton
     checks this when it creates the sequence batcher and fails the load.
@@ -60,15 +65,12 @@ def initial_state_incomplete(context: ModelContext) -> Iterator[Finding]:
                   initial_state: { name: "zeros" data_type: TYPE_FP32 dims: [ 4 ]
                                    zero_data: true } } ]
     """
-    config = context.effective
-    if config is None:
-        return
-    name = context.model.name
+    name = context.folder.name
     for path, state in states(config):
         count = len(state.initial_state)
         if count > 1:
             yield Finding(
-                f"state '{state.input_name}' of model '{name}' has {count} initial_state "
+                f"state '{state.input_name}' of {model_label(name)} has {count} initial_state "
                 "entries; Triton accepts at most one and fails to load the model",
                 at=path + ("initial_state", 1),
                 hint="keep a single initial_state",
@@ -76,14 +78,14 @@ def initial_state_incomplete(context: ModelContext) -> Iterator[Finding]:
     for path, state, initial in _initial_states(config):
         if not initial.name:
             yield Finding(
-                f"initial_state of state '{state.input_name}' (model '{name}') has no "
+                f"initial_state of state '{state.input_name}' ({model_label(name)}) has no "
                 "name; Triton fails to load the model",
                 at=path + ("name",),
                 hint='add a name, e.g. name: "initial"',
             )
         if initial.WhichOneof("state_data") is None:
             yield Finding(
-                f"initial_state of state '{state.input_name}' (model '{name}') sets "
+                f"initial_state of state '{state.input_name}' ({model_label(name)}) sets "
                 "neither zero_data nor data_file; Triton fails to load the model",
                 at=path,
                 hint='add zero_data: true, or data_file: "<file in initial_state/>"',
@@ -102,8 +104,9 @@ def initial_state_incomplete(context: ModelContext) -> Iterator[Finding]:
     "'initial_state' dim for input name '<input_name>' doesn't match 'state' dim "
     "description. <a> != <b>",
     stage=Stage.LOAD,
+    effective=True,
 )
-def initial_state_mismatch(context: ModelContext) -> Iterator[Finding]:
+def initial_state_mismatch(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The initial value is a concrete tensor of the state: same data type, same rank,
     no -1, and equal to every fixed dimension of the state (a -1 in the state admits
     any size).
@@ -117,12 +120,9 @@ def initial_state_mismatch(context: ModelContext) -> Iterator[Finding]:
                   initial_state: { name: "init" data_type: TYPE_FP32 dims: [ 1, 4 ]
                                    zero_data: true } } ]
     """
-    config = context.effective
-    if config is None:
-        return
-    name = context.model.name
+    name = context.folder.name
     for path, state, initial in _initial_states(config):
-        subject = f"initial_state of state '{state.input_name}' (model '{name}')"
+        subject = f"initial_state of state '{state.input_name}' ({model_label(name)})"
         if initial.data_type != state.data_type:
             yield Finding(
                 f"{subject} has data_type {type_name(initial.data_type)} but the state is "
@@ -174,8 +174,9 @@ def _expected_bytes(initial: ModelSequenceBatching.InitialState) -> int | None:
     "expects <N> bytes, but the data provided from <file>only has <M> bytes.",
     stage=Stage.LOAD,
     scope=Scope.FILES,
+    effective=True,
 )
-def initial_state_data_file(context: ModelContext) -> Iterator[Finding]:
+def initial_state_data_file(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`data_file` is read from `<model>/initial_state/<data_file>` (not the version
     folder) when the sequence batcher is created. It holds the raw little-endian values
     and must be at least (element count) * (element size) bytes (any size for TYPE_STRING).
@@ -187,20 +188,17 @@ def initial_state_data_file(context: ModelContext) -> Iterator[Finding]:
         initial_state: { name: "init" data_type: TYPE_FP32 dims: [ 4 ] data_file: "init.bin" }
         m/initial_state/init.bin (16 bytes)
     """
-    config = context.effective
-    if config is None:
-        return
-    folder = context.model.path / INITIAL_STATE_FOLDER
+    folder = context.folder.path / INITIAL_STATE_FOLDER
     for path, state, initial in _initial_states(config):
         if initial.WhichOneof("state_data") != "data_file":
             continue
         data_file = folder / initial.data_file.lstrip("/")
         if not is_inside(context.repository.root, data_file):
             continue  # never read outside the repository
-        shown = data_file.relative_to(context.model.repository)
+        shown = data_file.relative_to(context.folder.repository)
         subject = (
             f"initial_state data_file '{initial.data_file}' of state '{state.input_name}' "
-            f"(model '{context.model.name}')"
+            f"({model_label(context)})"
         )
         try:
             info = data_file.stat()
@@ -216,7 +214,7 @@ def initial_state_data_file(context: ModelContext) -> Iterator[Finding]:
             yield Finding(
                 f"{subject} {problem.format(shown)}",
                 at=path + ("data_file",),
-                hint=f"put the file in {context.model.name}/{INITIAL_STATE_FOLDER}/ (not in "
+                hint=f"put the file in {context.folder.name}/{INITIAL_STATE_FOLDER}/ (not in "
                 "the version folder)",
             )
             continue

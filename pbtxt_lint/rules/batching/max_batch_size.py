@@ -11,16 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import FsError, read_text_file
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    Finding,
+    FsError,
+    ModelConfig,
+    ModelContext,
+    is_ensemble,
+    model_label,
+    read_text_file,
+    rule,
+    written,
+)
 from pbtxt_lint.rules.batching.common import DYN
-from pbtxt_lint.rules.common import written
-from pbtxt_lint.triton.autofill import is_ensemble
-from pbtxt_lint.triton.backends import BACKENDS
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def _model_file_mentions(context: ModelContext, text: str) -> bool:
@@ -32,7 +37,7 @@ def _model_file_mentions(context: ModelContext, text: str) -> bool:
     for version in context.selection.versions:
         try:
             source = read_text_file(
-                context.repository.root, context.model.path / str(version) / filename
+                context.repository.root, context.folder.path / str(version) / filename
             )
         except FsError:
             continue
@@ -44,7 +49,7 @@ def _model_file_mentions(context: ModelContext, text: str) -> bool:
 def _python_caveat(context: ModelContext, python_call: str) -> str:
     """A message clause for a Python model whose model.py pbtxt-lint did not read."""
     effective = context.effective
-    if effective is None or context.strict:
+    if effective is None or not context.auto_complete:
         return ""
     entry = BACKENDS.get(effective.backend)
     if entry is None or not entry.completes_in_model_py:
@@ -64,7 +69,7 @@ def _backend_completes(context: ModelContext, python_call: str) -> bool:
     `python_call` is the `pb_utils.ModelConfig` method a Python model would call.
     """
     effective = context.effective
-    if effective is None or context.strict:
+    if effective is None or not context.auto_complete:
         return False
     entry = BACKENDS.get(effective.backend)
     if entry is None:
@@ -85,8 +90,9 @@ def _backend_completes(context: ModelContext, python_call: str) -> bool:
     ERROR,
     "max_batch_size is negative.",
     triton="'max_batch_size' must be non-negative value for <model>",
+    effective=True,
 )
-def max_batch_size_negative(context: ModelContext) -> Iterator[Finding]:
+def max_batch_size_negative(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`max_batch_size` is the largest batch Triton forms; 0 turns batching off and there
     is no "unlimited" value. Any model, ensembles included, with a negative value is
     refused.
@@ -96,11 +102,10 @@ def max_batch_size_negative(context: ModelContext) -> Iterator[Finding]:
     Good:
         max_batch_size: 0
     """
-    config = context.effective
-    if config is None or config.max_batch_size >= 0:
+    if config.max_batch_size >= 0:
         return
     yield Finding(
-        f"max_batch_size {config.max_batch_size} of model '{context.model.name}' is "
+        f"max_batch_size {config.max_batch_size} of {model_label(context)} is "
         "negative; Triton refuses the model",
         at=("max_batch_size",),
         hint="use 0 to disable batching, or the largest batch the model accepts",
@@ -113,8 +118,9 @@ def max_batch_size_negative(context: ModelContext) -> Iterator[Finding]:
     INFO,
     "max_batch_size above 1 but no dynamic_batching or sequence_batching: requests are "
     "never batched together.",
+    effective=True,
 )
-def batching_without_scheduler(context: ModelContext) -> Iterator[Finding]:
+def batching_without_scheduler(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Without a scheduling block Triton uses its default scheduler, which never combines
     requests: only batches a client sends itself reach the model. In auto-complete mode
     TensorRT, OpenVINO, TensorFlow and DALI add `dynamic_batching {}` when the model
@@ -127,8 +133,7 @@ def batching_without_scheduler(context: ModelContext) -> Iterator[Finding]:
         max_batch_size: 8
         dynamic_batching { }
     """
-    config = context.effective
-    if config is None or config.max_batch_size <= 1 or is_ensemble(config):
+    if config.max_batch_size <= 1 or is_ensemble(config):
         return
     if config.WhichOneof("scheduling_choice") is not None:
         return
@@ -136,7 +141,7 @@ def batching_without_scheduler(context: ModelContext) -> Iterator[Finding]:
         return
     caveat = _python_caveat(context, "set_dynamic_batching")
     yield Finding(
-        f"model '{context.model.name}' has max_batch_size {config.max_batch_size} but no "
+        f"{model_label(context)} has max_batch_size {config.max_batch_size} but no "
         f"dynamic_batching or sequence_batching{caveat}; Triton's default scheduler never "
         "batches requests together",
         at=("max_batch_size",),
@@ -149,8 +154,11 @@ def batching_without_scheduler(context: ModelContext) -> Iterator[Finding]:
     "batcher-without-max-batch-size",
     INFO,
     "dynamic_batching on a model whose max_batch_size is 0: the batcher has nothing to do.",
+    effective=True,
 )
-def dynamic_batching_without_max_batch_size(context: ModelContext) -> Iterator[Finding]:
+def dynamic_batching_without_max_batch_size(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """With `max_batch_size: 0` (also when it is left out) the model takes no batch
     dimension, so the dynamic batcher never combines requests. Triton loads it silently.
     In auto-complete mode a backend that reads the model file (TensorRT, OpenVINO,
@@ -163,8 +171,7 @@ def dynamic_batching_without_max_batch_size(context: ModelContext) -> Iterator[F
         max_batch_size: 8
         dynamic_batching { max_queue_delay_microseconds: 100 }
     """
-    config = context.effective
-    if config is None or config.max_batch_size != 0 or is_ensemble(config):
+    if config.max_batch_size != 0 or is_ensemble(config):
         return
     if not config.HasField("dynamic_batching"):
         return
@@ -174,7 +181,7 @@ def dynamic_batching_without_max_batch_size(context: ModelContext) -> Iterator[F
         return
     caveat = _python_caveat(context, "set_max_batch_size")
     yield Finding(
-        f"model '{context.model.name}' enables dynamic_batching but max_batch_size is 0"
+        f"{model_label(context)} enables dynamic_batching but max_batch_size is 0"
         f"{caveat}; the model takes no batch dimension and requests are never batched",
         at=DYN,
         hint="set max_batch_size to the largest batch the model accepts (dims then exclude "

@@ -11,15 +11,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    model_label,
+    rule,
+    written,
+)
 from pbtxt_lint.rules.batching.common import DYN, SEQ
-from pbtxt_lint.rules.common import written
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.textproto.sourcemap import FieldPath
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
 
 
 def _preferred_sizes(config: ModelConfig) -> Iterator[tuple[FieldPath, str, int, int]]:
@@ -42,8 +45,11 @@ def _preferred_sizes(config: ModelConfig) -> Iterator[tuple[FieldPath, str, int,
     "A preferred batch size of 0 or less.",
     triton="dynamic batching preferred size must be positive for <model> / sequence "
     "batching preferred batch size must be positive for <model>",
+    effective=True,
 )
-def preferred_batch_size_not_positive(context: ModelContext) -> Iterator[Finding]:
+def preferred_batch_size_not_positive(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """Preferred batch sizes (`dynamic_batching` and the sequence batcher's `oldest`
     strategy) are batch sizes the batcher tries to form, so each must be at least 1.
 
@@ -52,13 +58,10 @@ def preferred_batch_size_not_positive(context: ModelContext) -> Iterator[Finding
     Good:
         dynamic_batching { preferred_batch_size: [ 4 ] }
     """
-    config = context.effective
-    if config is None:
-        return
     for path, what, index, size in _preferred_sizes(config):
         if size <= 0:
             yield Finding(
-                f"{what} {size} of model '{context.model.name}' is not a positive batch "
+                f"{what} {size} of {model_label(context)} is not a positive batch "
                 "size; Triton refuses the model",
                 at=path + (index,),
                 hint="remove it; preferred sizes are batch sizes from 1 to max_batch_size",
@@ -72,8 +75,9 @@ def preferred_batch_size_not_positive(context: ModelContext) -> Iterator[Finding
     "A preferred batch size larger than max_batch_size.",
     triton="dynamic batching preferred size must be <= max batch size for <model> / "
     "sequence batching preferred batch size must be <= max batch size for <model>",
+    effective=True,
 )
-def preferred_batch_size_too_large(context: ModelContext) -> Iterator[Finding]:
+def preferred_batch_size_too_large(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A batch can never exceed `max_batch_size`, so neither can a preferred size. With
     `max_batch_size: 0` (the default when it is left out) every preferred size is too
     large. Triton checks this at poll time, before any backend auto-completes
@@ -86,16 +90,13 @@ def preferred_batch_size_too_large(context: ModelContext) -> Iterator[Finding]:
         max_batch_size: 16
         dynamic_batching { preferred_batch_size: [ 4, 16 ] }
     """
-    config = context.effective
-    if config is None:
-        return
     mbs = config.max_batch_size
     for path, what, index, size in _preferred_sizes(config):
         if size <= 0 or size <= mbs:
             continue
         limit = f"max_batch_size {mbs}" + (" (batching disabled)" if mbs == 0 else "")
         yield Finding(
-            f"{what} {size} of model '{context.model.name}' is larger than {limit}; "
+            f"{what} {size} of {model_label(context)} is larger than {limit}; "
             "Triton refuses the model",
             at=path + (index,),
             hint=f"set max_batch_size to at least {size}, or remove {size} from the list",
@@ -144,19 +145,20 @@ def preferred_batch_size_ineffective(context: ModelContext) -> Iterator[Finding]
     config = context.config
     if config is None or config.max_batch_size <= 0:
         return  # no batching at all: PL303 and PL320 speak about that
-    name = context.model.name
+    name = context.folder.name
     for path, what, sizes, delay in _written_preferred(context, config):
         repeated = sorted(size for size, count in Counter(sizes).items() if count > 1)
         for size in repeated:
             index = [i for i, s in enumerate(sizes) if s == size][1]
             yield Finding(
-                f"{what} of model '{name}' lists {size} more than once; the repeat has no effect",
+                f"{what} of {model_label(name)} lists {size} more than once; the repeat has "
+                "no effect",
                 at=path + (index,),
                 hint=f"list {size} once",
             )
         if sizes and delay == 0:
             yield Finding(
-                f"{what} of model '{name}' is set but max_queue_delay_microseconds is 0, so "
+                f"{what} of {model_label(name)} is set but max_queue_delay_microseconds is 0, so "
                 "the batcher never waits to form a preferred batch size",
                 at=path,
                 hint="set max_queue_delay_microseconds (e.g. 100) in the same block, or "

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    FieldPath,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    model_label,
+    rule,
+)
 from pbtxt_lint.rules.batching.common import DYN
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelQueuePolicy
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 @rule(
@@ -28,8 +32,9 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
     triton="default priority level must be in range [1, <priority_levels>] for <model> / "
     "priority queue policy must have priority level in range [1, <priority_levels>] for "
     "<model>",
+    effective=True,
 )
-def priority_level_out_of_range(context: ModelContext) -> Iterator[Finding]:
+def priority_level_out_of_range(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """With `priority_levels: N`, priorities are 1 (highest) to N. The default level
     must be one of them (it has no default of its own: leaving it out means 0), and so
     must every `priority_queue_policy` key.
@@ -39,8 +44,7 @@ def priority_level_out_of_range(context: ModelContext) -> Iterator[Finding]:
     Good:
         dynamic_batching { priority_levels: 2 default_priority_level: 2 }
     """
-    config = context.effective
-    if config is None or not config.HasField("dynamic_batching"):
+    if not config.HasField("dynamic_batching"):
         return
     batching = config.dynamic_batching
     levels = batching.priority_levels
@@ -50,7 +54,7 @@ def priority_level_out_of_range(context: ModelContext) -> Iterator[Finding]:
     if default == 0 or default > levels:
         value = "is not set (0)" if default == 0 else f"is {default}"
         yield Finding(
-            f"dynamic_batching.default_priority_level of model '{context.model.name}' "
+            f"dynamic_batching.default_priority_level of {model_label(context)} "
             f"{value}, outside [1, {levels}] for priority_levels {levels}; Triton refuses "
             "the model",
             at=DYN + ("default_priority_level",),
@@ -60,7 +64,7 @@ def priority_level_out_of_range(context: ModelContext) -> Iterator[Finding]:
         if key == 0 or key > levels:
             yield Finding(
                 f"dynamic_batching.priority_queue_policy has key {key}, outside [1, "
-                f"{levels}] for priority_levels {levels} of model '{context.model.name}'; "
+                f"{levels}] for priority_levels {levels} of {model_label(context)}; "
                 "Triton refuses the model",
                 at=DYN + ("priority_queue_policy", Key(key)),
                 hint=f"use a priority level from 1 to {levels} as the key",
@@ -94,8 +98,9 @@ def _delay_policies(config: ModelConfig) -> Iterator[tuple[FieldPath, str]]:
     triton="Only one priority level is allowed when 'preserve_ordering' is true for <model>"
     " / Queue policy can not have DELAY as timeout action when 'preserve_ordering' is true "
     "for <model>",
+    effective=True,
 )
-def preserve_ordering_conflict(context: ModelContext) -> Iterator[Finding]:
+def preserve_ordering_conflict(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`preserve_ordering` returns responses in request order, which priorities and
     delayed (re-queued) timed-out requests would break. Every queue policy counts, even
     one keyed by a level that `priority_levels` does not define.
@@ -111,16 +116,15 @@ def preserve_ordering_conflict(context: ModelContext) -> Iterator[Finding]:
           default_queue_policy { timeout_action: REJECT default_timeout_microseconds: 1000 }
         }
     """
-    config = context.effective
-    if config is None or not config.HasField("dynamic_batching"):
+    if not config.HasField("dynamic_batching"):
         return
     batching = config.dynamic_batching
     if not batching.preserve_ordering:
         return
-    name = context.model.name
+    name = context.folder.name
     if batching.priority_levels > 1:
         yield Finding(
-            f"model '{name}' sets dynamic_batching.preserve_ordering with priority_levels "
+            f"{model_label(name)} sets dynamic_batching.preserve_ordering with priority_levels "
             f"{batching.priority_levels}; Triton allows only one priority level with "
             "preserve_ordering and refuses the model",
             at=DYN + ("priority_levels",),
@@ -128,7 +132,7 @@ def preserve_ordering_conflict(context: ModelContext) -> Iterator[Finding]:
         )
     for path, what in _delay_policies(config):
         yield Finding(
-            f"dynamic_batching.{what} of model '{name}' delays timed-out requests "
+            f"dynamic_batching.{what} of {model_label(name)} delays timed-out requests "
             "(timeout_action: DELAY) while preserve_ordering is true; Triton refuses the "
             "model",
             at=path,
@@ -141,8 +145,9 @@ def preserve_ordering_conflict(context: ModelContext) -> Iterator[Finding]:
     "priority-settings-ignored",
     INFO,
     "default_priority_level or priority_queue_policy without priority_levels.",
+    effective=True,
 )
-def priority_settings_ignored(context: ModelContext) -> Iterator[Finding]:
+def priority_settings_ignored(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Priorities exist only when `priority_levels` is set; without it Triton ignores
     `default_priority_level` and the per-level queue policies without a word (and maps
     every request priority to the default queue).
@@ -154,23 +159,22 @@ def priority_settings_ignored(context: ModelContext) -> Iterator[Finding]:
         dynamic_batching { priority_levels: 2 default_priority_level: 1
                            priority_queue_policy { key: 1 value { max_queue_size: 8 } } }
     """
-    config = context.effective
-    if config is None or not config.HasField("dynamic_batching"):
+    if not config.HasField("dynamic_batching"):
         return
     batching = config.dynamic_batching
     if batching.priority_levels != 0:
         return
-    name = context.model.name
+    name = context.folder.name
     if batching.default_priority_level:
         yield Finding(
             f"dynamic_batching.default_priority_level {batching.default_priority_level} of "
-            f"model '{name}' is ignored because priority_levels is not set",
+            f"{model_label(name)} is ignored because priority_levels is not set",
             at=DYN + ("default_priority_level",),
             hint="set priority_levels, or remove default_priority_level",
         )
     for key in sorted(batching.priority_queue_policy):
         yield Finding(
-            f"dynamic_batching.priority_queue_policy {key} of model '{name}' is ignored "
+            f"dynamic_batching.priority_queue_policy {key} of {model_label(name)} is ignored "
             "because priority_levels is not set",
             at=DYN + ("priority_queue_policy", Key(key)),
             hint="set priority_levels, or move the settings to default_queue_policy",

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    WARNING,
+    DataType,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    model_label,
+    rule,
+    type_name,
+    written,
+)
 from pbtxt_lint.rules.batching.common import SEQ
-from pbtxt_lint.rules.common import type_name, written
-from pbtxt_lint.schema import DataType, ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelSequenceBatching
-from pbtxt_lint.textproto.sourcemap import FieldPath
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 Control = ModelSequenceBatching.Control
 START, READY, END, CORRID = (
@@ -63,8 +68,9 @@ def _controls(config: ModelConfig) -> Iterator[tuple[FieldPath, str, Control]]:
     "A sequence control_input without a name, or two control_input entries with one name.",
     triton="sequence batching control tensor must have a name for <model> / sequence "
     "batching control tensor '<tensor>' is specified for multiple control kinds for <model>",
+    effective=True,
 )
-def control_input_name(context: ModelContext) -> Iterator[Finding]:
+def control_input_name(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Each `control_input` names the model input tensor that carries the controls,
     once. Triton checks every entry, even one with no `control`. Several controls for
     one tensor go in that entry's `control` list.
@@ -80,15 +86,12 @@ def control_input_name(context: ModelContext) -> Iterator[Finding]:
           { name: "END" control [ { kind: CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ] } ] }
         ]
     """
-    config = context.effective
-    if config is None:
-        return
     seen: set[str] = set()
     for i, control_input in _control_inputs(config):
         path = SEQ + ("control_input", i)
         if not control_input.name:
             yield Finding(
-                f"sequence_batching.control_input {i} of model '{context.model.name}' has "
+                f"sequence_batching.control_input {i} of {model_label(context)} has "
                 "no name; Triton refuses the model",
                 at=path + ("name",),
                 hint="set name to the model input that receives the control values",
@@ -96,7 +99,7 @@ def control_input_name(context: ModelContext) -> Iterator[Finding]:
         elif control_input.name in seen:
             yield Finding(
                 f"sequence_batching.control_input '{control_input.name}' of model "
-                f"'{context.model.name}' is listed twice; Triton refuses the model",
+                f"'{context.folder.name}' is listed twice; Triton refuses the model",
                 at=path + ("name",),
                 hint="merge the two entries into one control_input with several controls",
             )
@@ -109,8 +112,9 @@ def control_input_name(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "The same sequence control kind (START, END, READY, CORRID) given twice.",
     triton="sequence batching specifies multiple <KIND> tensors for <model>",
+    effective=True,
 )
-def control_kind_repeated(context: ModelContext) -> Iterator[Finding]:
+def control_kind_repeated(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton delivers each control kind to exactly one tensor. A `control` with no
     `kind` is CONTROL_SEQUENCE_START (the enum's first value).
 
@@ -125,9 +129,6 @@ def control_kind_repeated(context: ModelContext) -> Iterator[Finding]:
           { name: "T" control [ { kind: CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ] } ] }
         ]
     """
-    config = context.effective
-    if config is None:
-        return
     first: dict[int, str] = {}
     for path, tensor, control in _controls(config):
         kind = control.kind
@@ -140,7 +141,7 @@ def control_kind_repeated(context: ModelContext) -> Iterator[Finding]:
         earlier = "again" if first[kind] == tensor else f"after tensor '{first[kind]}'"
         yield Finding(
             f"{_kind_name(kind)}{implicit} is given for tensor '{tensor}' of model "
-            f"'{context.model.name}' {earlier}; Triton allows one tensor per control kind "
+            f"'{context.folder.name}' {earlier}; Triton allows one tensor per control kind "
             "and refuses the model",
             at=path + ("kind",),
             hint="remove the repeated control, or give it the kind you meant",
@@ -156,8 +157,9 @@ def control_kind_repeated(context: ModelContext) -> Iterator[Finding]:
     "'bool_false_true' for <KIND> for <model> / sequence batching specifies more than one "
     "from 'int32_false_true', 'fp32_false_true' and 'bool_false_true' for <KIND> for <model>"
     " / sequence batching control '<list>' must have exactly 2 entries for <KIND> for <model>",
+    effective=True,
 )
-def boolean_control_values(context: ModelContext) -> Iterator[Finding]:
+def boolean_control_values(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton writes the false or the true value into the START, END and READY tensors,
     so each such control needs one list `[false, true]`, whose type (INT32, FP32 or
     BOOL) is the tensor's data type.
@@ -167,10 +169,7 @@ def boolean_control_values(context: ModelContext) -> Iterator[Finding]:
     Good:
         control [ { kind: CONTROL_SEQUENCE_READY int32_false_true: [ 0, 1 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
-    name = context.model.name
+    name = context.folder.name
     for path, tensor, control in _controls(config):
         if control.kind not in BOOLEAN_KINDS:
             continue
@@ -178,7 +177,7 @@ def boolean_control_values(context: ModelContext) -> Iterator[Finding]:
         given = [field for field in FALSE_TRUE_LISTS if len(getattr(control, field))]
         if not given:
             yield Finding(
-                f"{kind} control of tensor '{tensor}' (model '{name}') has no "
+                f"{kind} control of tensor '{tensor}' ({model_label(name)}) has no "
                 "int32_false_true, fp32_false_true or bool_false_true; Triton refuses the "
                 "model",
                 at=path,
@@ -186,7 +185,7 @@ def boolean_control_values(context: ModelContext) -> Iterator[Finding]:
             )
         elif len(given) > 1:
             yield Finding(
-                f"{kind} control of tensor '{tensor}' (model '{name}') sets both "
+                f"{kind} control of tensor '{tensor}' ({model_label(name)}) sets both "
                 f"{given[0]} and {given[1]}; Triton takes exactly one and refuses the model",
                 at=path + (given[1],),
                 hint="keep only the list whose type matches the tensor's data type",
@@ -212,8 +211,9 @@ def boolean_control_values(context: ModelContext) -> Iterator[Finding]:
     "or 'bool_false_true' for CONTROL_SEQUENCE_CORRID for <model> / unexpected data type for "
     "control CONTROL_SEQUENCE_CORRID for <model>. Allowed data types are TYPE_UINT64, "
     "TYPE_INT64, TYPE_UINT32, TYPE_INT32 and TYPE_STRING",
+    effective=True,
 )
-def corrid_control(context: ModelContext) -> Iterator[Finding]:
+def corrid_control(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The CORRID control carries the sequence's correlation id, not a flag: it takes a
     `data_type` (UINT64, INT64, UINT32, INT32 or STRING; leaving it out is invalid) and
     no false/true values.
@@ -223,17 +223,14 @@ def corrid_control(context: ModelContext) -> Iterator[Finding]:
     Good:
         control [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64 } ]
     """
-    config = context.effective
-    if config is None:
-        return
-    name = context.model.name
+    name = context.folder.name
     for path, tensor, control in _controls(config):
         if control.kind != CORRID:
             continue
         for field in FALSE_TRUE_LISTS:
             if len(getattr(control, field)):
                 yield Finding(
-                    f"CONTROL_SEQUENCE_CORRID control of tensor '{tensor}' (model '{name}') "
+                    f"CONTROL_SEQUENCE_CORRID control of tensor '{tensor}' ({model_label(name)}) "
                     f"sets {field}; a correlation id takes no false/true values and Triton "
                     "refuses the model",
                     at=path + (field,),
@@ -246,7 +243,7 @@ def corrid_control(context: ModelContext) -> Iterator[Finding]:
                 else f"has data_type {type_name(control.data_type)}"
             )
             yield Finding(
-                f"CONTROL_SEQUENCE_CORRID control of tensor '{tensor}' (model '{name}') "
+                f"CONTROL_SEQUENCE_CORRID control of tensor '{tensor}' ({model_label(name)}) "
                 f"{what}; Triton passes correlation ids only as TYPE_UINT64, TYPE_INT64, "
                 "TYPE_UINT32, TYPE_INT32 or TYPE_STRING and refuses the model",
                 at=path + ("data_type",),
@@ -259,8 +256,9 @@ def corrid_control(context: ModelContext) -> Iterator[Finding]:
     "control-input-without-control",
     WARNING,
     "A sequence control_input with no control: Triton never fills that tensor.",
+    effective=True,
 )
-def control_input_without_control(context: ModelContext) -> Iterator[Finding]:
+def control_input_without_control(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A `control_input` names the tensor and its `control` list says what Triton writes
     into it. Without a control Triton accepts the entry but never sets the tensor, so the
     model does not get the sequence signal it was meant to receive.
@@ -271,14 +269,11 @@ def control_input_without_control(context: ModelContext) -> Iterator[Finding]:
         control_input [ { name: "START" control [ { kind: CONTROL_SEQUENCE_START
                                                     int32_false_true: [ 0, 1 ] } ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for i, control_input in _control_inputs(config):
         if control_input.name and not control_input.control:
             yield Finding(
                 f"sequence_batching.control_input '{control_input.name}' of model "
-                f"'{context.model.name}' has no control; Triton never fills this tensor",
+                f"'{context.folder.name}' has no control; Triton never fills this tensor",
                 at=SEQ + ("control_input", i, "name"),
                 hint="add control [ { kind: CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] "
                 "} ] (or the kind you meant), or remove the entry",

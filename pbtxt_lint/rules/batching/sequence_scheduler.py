@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    model_label,
+    rule,
+    written,
+)
 from pbtxt_lint.rules.batching.common import SEQ
-from pbtxt_lint.rules.common import written
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 @rule(
@@ -25,8 +29,11 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
     "The response cache enabled on a model with sequence batching.",
     triton="Response Cache does not currently support model <model> with sequence batching "
     "scheduler. Please disable the response cache.",
+    effective=True,
 )
-def sequence_batching_response_cache(context: ModelContext) -> Iterator[Finding]:
+def sequence_batching_response_cache(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """Responses of a stateful model depend on the sequence's earlier requests, so
     Triton cannot cache them and refuses the combination.
 
@@ -36,12 +43,11 @@ def sequence_batching_response_cache(context: ModelContext) -> Iterator[Finding]
     Good:
         sequence_batching { }
     """
-    config = context.effective
-    if config is None or not config.HasField("sequence_batching"):
+    if not config.HasField("sequence_batching"):
         return
     if config.response_cache.enable:
         yield Finding(
-            f"model '{context.model.name}' uses sequence_batching and enables "
+            f"{model_label(context)} uses sequence_batching and enables "
             "response_cache; Triton does not cache sequence models and refuses the model",
             at=("response_cache", "enable"),
             hint="remove response_cache (or set enable: false)",
@@ -54,8 +60,9 @@ def sequence_batching_response_cache(context: ModelContext) -> Iterator[Finding]
     ERROR,
     "sequence_batching.direct.minimum_slot_utilization below 0 or above 1.",
     triton="sequence batching minimum slot utilization must be in range (0.0, 1.0] for <model>",
+    effective=True,
 )
-def slot_utilization_out_of_range(context: ModelContext) -> Iterator[Finding]:
+def slot_utilization_out_of_range(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The minimum slot utilization is a fraction of the sequence slots. Triton's
     message says (0.0, 1.0], but it accepts 0.0 (the default: never wait).
 
@@ -64,14 +71,13 @@ def slot_utilization_out_of_range(context: ModelContext) -> Iterator[Finding]:
     Good:
         sequence_batching { direct { minimum_slot_utilization: 0.5 } }
     """
-    config = context.effective
-    if config is None or not config.sequence_batching.HasField("direct"):
+    if not config.sequence_batching.HasField("direct"):
         return
     value = config.sequence_batching.direct.minimum_slot_utilization
     if value < 0.0 or value > 1.0:
         yield Finding(
             f"sequence_batching.direct.minimum_slot_utilization of model "
-            f"'{context.model.name}' is {value:g}, not a fraction between 0 and 1; Triton "
+            f"'{context.folder.name}' is {value:g}, not a fraction between 0 and 1; Triton "
             "refuses the model",
             at=SEQ + ("direct", "minimum_slot_utilization"),
             hint="give a fraction of the slots, e.g. 0.5 for half of them",
@@ -83,8 +89,9 @@ def slot_utilization_out_of_range(context: ModelContext) -> Iterator[Finding]:
     "slot-utilization-delay-ignored",
     INFO,
     "A direct-strategy queue delay that never applies because minimum_slot_utilization is 0.",
+    effective=True,
 )
-def slot_utilization_delay_ignored(context: ModelContext) -> Iterator[Finding]:
+def slot_utilization_delay_ignored(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The direct sequence batcher waits up to `max_queue_delay_microseconds` only while
     fewer than `minimum_slot_utilization` of the slots have a request. At 0.0 (also the
     default when it is left out) it never waits, so the delay has no effect.
@@ -95,15 +102,14 @@ def slot_utilization_delay_ignored(context: ModelContext) -> Iterator[Finding]:
         sequence_batching { direct { max_queue_delay_microseconds: 5000
                                      minimum_slot_utilization: 0.5 } }
     """
-    config = context.effective
-    if config is None or not config.sequence_batching.HasField("direct"):
+    if not config.sequence_batching.HasField("direct"):
         return
     direct = config.sequence_batching.direct
     if direct.max_queue_delay_microseconds == 0 or direct.minimum_slot_utilization != 0.0:
         return
     yield Finding(
         f"sequence_batching.direct.max_queue_delay_microseconds "
-        f"{direct.max_queue_delay_microseconds} of model '{context.model.name}' never "
+        f"{direct.max_queue_delay_microseconds} of {model_label(context)} never "
         "applies: minimum_slot_utilization is 0.0, so the batcher never waits",
         at=SEQ + ("direct", "max_queue_delay_microseconds"),
         hint="set minimum_slot_utilization (e.g. 0.5) to the fraction of slots worth "
@@ -134,7 +140,7 @@ def sequence_idle_zero(context: ModelContext) -> Iterator[Finding]:
     if written(context, path):
         yield Finding(
             f"sequence_batching.max_sequence_idle_microseconds 0 of model "
-            f"'{context.model.name}' means the default, 1 s, not 'no timeout'",
+            f"'{context.folder.name}' means the default, 1 s, not 'no timeout'",
             at=path,
             hint="write the idle time you want in microseconds (e.g. 60000000 for a minute)",
         )

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    WARNING,
+    FieldPath,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    model_label,
+    rule,
+)
 from pbtxt_lint.rules.batching.common import states
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
-from pbtxt_lint.textproto.sourcemap import FieldPath
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 @rule(
@@ -29,8 +34,9 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
     "Two sequence_batching states with the same input_name or output_name.",
     triton="State input name '<input_name>' specified more than once.",
     stage=Stage.LOAD,
+    effective=True,
 )
-def duplicate_state(context: ModelContext) -> Iterator[Finding]:
+def duplicate_state(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Each implicit state is one input/output pair. Two states with the same
     `input_name` and an `initial_state` each fail the load; otherwise Triton keeps one of
     the duplicates and ignores the other, at most with a log line (a warning here).
@@ -42,24 +48,21 @@ def duplicate_state(context: ModelContext) -> Iterator[Finding]:
         state [ { input_name: "S" output_name: "S_OUT" data_type: TYPE_FP32 dims: [ 4 ] },
                 { input_name: "T" output_name: "T_OUT" data_type: TYPE_FP32 dims: [ 4 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
-    name = context.model.name
+    name = context.folder.name
     initialised: set[str] = set()
     inputs: set[str] = set()
     outputs: set[str] = set()
     for path, state in states(config):
         if state.initial_state and state.input_name in initialised:
             yield Finding(
-                f"state input_name '{state.input_name}' of model '{name}' is given twice, "
+                f"state input_name '{state.input_name}' of {model_label(name)} is given twice, "
                 "both with an initial_state; Triton fails to load the model",
                 at=path + ("input_name",),
                 hint="give each state its own input_name, or remove the duplicate",
             )
         elif state.input_name in inputs:
             yield Finding(
-                f"state input_name '{state.input_name}' of model '{name}' is given twice; "
+                f"state input_name '{state.input_name}' of {model_label(name)} is given twice; "
                 "Triton keeps one of the two states and ignores the other",
                 at=path + ("input_name",),
                 hint="give each state its own input_name, or remove the duplicate",
@@ -67,7 +70,7 @@ def duplicate_state(context: ModelContext) -> Iterator[Finding]:
             )
         elif state.output_name in outputs:
             yield Finding(
-                f"state output_name '{state.output_name}' of model '{name}' is given "
+                f"state output_name '{state.output_name}' of {model_label(name)} is given "
                 "twice; Triton keeps the first state and ignores this one",
                 at=path + ("output_name",),
                 hint="give each state its own output_name, or remove the duplicate",
@@ -88,15 +91,19 @@ def _non_gpu_instances(
     unknown (`--gpus` not given).
     """
     gpus = context.settings.gpus
-    name = context.model.name
+    name = context.folder.name
     if not config.instance_group:
         if config.backend == "openvino":
-            yield f"model '{name}' runs on the CPU (OpenVINO's default instance group)", None, True
+            yield (
+                f"{model_label(name)} runs on the CPU (OpenVINO's default instance group)",
+                None,
+                True,
+            )
         elif gpus == 0:
-            yield f"model '{name}' has no instance_group and the host has no GPU", None, True
+            yield f"{model_label(name)} has no instance_group and the host has no GPU", None, True
         elif gpus is None:
             yield (
-                f"model '{name}' has no instance_group, so it runs on the CPU on a host "
+                f"{model_label(name)} has no instance_group, so it runs on the CPU on a host "
                 "without GPUs",
                 None,
                 False,
@@ -106,14 +113,18 @@ def _non_gpu_instances(
         at: FieldPath = ("instance_group", i, "kind")
         if group.kind in (ModelInstanceGroup.KIND_CPU, ModelInstanceGroup.KIND_MODEL):
             label = ModelInstanceGroup.Kind.Name(group.kind)
-            yield f"instance_group {i} of model '{name}' is {label}", at, True
+            yield f"instance_group {i} of {model_label(name)} is {label}", at, True
         elif group.kind == ModelInstanceGroup.KIND_AUTO:
             absent = gpus is not None and any(g < 0 or g >= gpus for g in group.gpus)
             if gpus == 0 or absent:
-                yield f"instance_group {i} of model '{name}' (KIND_AUTO) runs on the CPU", at, True
+                yield (
+                    f"instance_group {i} of {model_label(name)} (KIND_AUTO) runs on the CPU",
+                    at,
+                    True,
+                )
             elif gpus is None:
                 yield (
-                    f"instance_group {i} of model '{name}' (KIND_AUTO) runs on the CPU on a "
+                    f"instance_group {i} of {model_label(name)} (KIND_AUTO) runs on the CPU on a "
                     "host without GPUs",
                     at,
                     False,
@@ -137,8 +148,9 @@ _NO_STATE = (
     "instances right now. Please either change the instance type to KIND_GPU or set "
     "'use_growable_memory' to false for state input '<input_name>'.",
     stage=Stage.INFERENCE,
+    effective=True,
 )
-def growable_memory(context: ModelContext) -> Iterator[Finding]:
+def growable_memory(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Growable state memory is GPU virtual memory shared by the state's input and output.
     Without `use_same_buffer_for_input_output: true`, or on a non-GPU instance, the model
     loads, but at the start of every sequence Triton logs "Failed to initialize sequence
@@ -153,14 +165,11 @@ def growable_memory(context: ModelContext) -> Iterator[Finding]:
                   use_same_buffer_for_input_output: true use_growable_memory: true } ]
         instance_group [ { kind: KIND_GPU } ]
     """
-    config = context.effective
-    if config is None:
-        return
     growable = [(path, state) for path, state in states(config) if state.use_growable_memory]
     for path, state in growable:
         if not state.use_same_buffer_for_input_output:
             yield Finding(
-                f"state '{state.input_name}' of model '{context.model.name}' sets "
+                f"state '{state.input_name}' of {model_label(context)} sets "
                 f"use_growable_memory without use_same_buffer_for_input_output; {_NO_STATE}",
                 at=path + ("use_growable_memory",),
                 hint="add use_same_buffer_for_input_output: true",

@@ -15,14 +15,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    backend_of,
+    is_ensemble,
+    model_label,
+    rule,
+)
 from pbtxt_lint.rules.batching.common import SEQ
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.triton.autofill import backend_of, is_ensemble
-
-WARNING = Severity.WARNING
 
 STATELESS_BACKENDS = frozenset({"onnxruntime", "tensorrt", "openvino"})
 """Backends whose model file keeps nothing between requests beyond the tensors the config
@@ -65,7 +69,7 @@ def _follows_sequences(context: ModelContext, config: ModelConfig) -> bool | Non
 def _in_sequence_pipeline(context: ModelContext) -> bool:
     """Whether an ensemble of the repository runs this model next to a step that uses
     sequence batching: the ensemble's requests then carry sequence IDs anyway."""
-    name = context.model.name
+    name = context.folder.name
     workspace = context.workspace
     for other in context.repository.models:
         ensemble = workspace.model(other)
@@ -122,16 +126,16 @@ def sequence_batching_unused(context: ModelContext) -> Iterator[Finding]:
         return  # a custom backend may follow sequences through the backend API
     if _in_sequence_pipeline(context):
         return
-    name = context.model.name
+    name = context.folder.name
     what = (
         "model.py never asks a request for its correlation ID or flags"
         if backend == ("python")
         else f"the {backend} model sees only the tensors the config declares"
     )
     yield Finding(
-        f"model '{name}' uses sequence_batching but declares no control_input and no state, "
+        f"{model_label(name)} uses sequence_batching but declares no control_input and no state, "
         f"and {what}, so nothing follows the sequences; every request without a sequence ID "
-        f"fails with \"inference request to model '{name}' must specify a non-zero or "
+        f'fails with "inference request to {model_label(name)} must specify a non-zero or '
         'non-empty correlation ID"',
         at=SEQ,
         hint="replace sequence_batching with dynamic_batching { } (or remove it), unless the "

@@ -20,17 +20,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    INFERENCE,
+    INFO,
+    WARNING,
+    FieldPath,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    model_label,
+    rule,
+    written,
+)
 from pbtxt_lint.rules.batching.common import DYN, SEQ
-from pbtxt_lint.rules.common import written
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelQueuePolicy
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-
-WARNING, INFO = Severity.WARNING, Severity.INFO
-INFERENCE = Stage.INFERENCE
 
 SHORTEST_IDLE_US = 100_000
 """An idle timeout below 100 ms ends sequences between two chunks of any streaming client
@@ -75,8 +79,9 @@ def _sequence_clients(config: ModelConfig) -> bool:
     triton="inference request for sequence <id> to model '<model>' must specify the START "
     "flag on the first request of the sequence",
     stage=INFERENCE,
+    effective=True,
 )
-def sequence_idle_timeout_short(context: ModelContext) -> Iterator[Finding]:
+def sequence_idle_timeout_short(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The sequence batcher frees a sequence when no request of it arrived for
     `max_sequence_idle_microseconds`, counted from the previous request's arrival, so
     the model's own run time counts against it. A few milliseconds (often milliseconds
@@ -88,16 +93,15 @@ def sequence_idle_timeout_short(context: ModelContext) -> Iterator[Finding]:
     Good:
         sequence_batching { max_sequence_idle_microseconds: 5000000 }   (5 s)
     """
-    config = context.effective
-    if config is None or not _sequence_clients(config):
+    if not _sequence_clients(config):
         return
     idle = config.sequence_batching.max_sequence_idle_microseconds
     path = SEQ + ("max_sequence_idle_microseconds",)
     if not written(context, path) or idle <= 0 or idle >= SHORTEST_IDLE_US:
         return
-    name = context.model.name
+    name = context.folder.name
     yield Finding(
-        f"sequence_batching.max_sequence_idle_microseconds {idle} of model '{name}' is "
+        f"sequence_batching.max_sequence_idle_microseconds {idle} of {model_label(name)} is "
         f"{duration(idle)}: Triton frees a sequence {duration(idle)} after its last request "
         "arrived, so the next request of any client that waits for an answer, or streams "
         f'chunks further apart, fails with "inference request for sequence <id> to model '
@@ -133,9 +137,9 @@ def sequence_idle_default(context: ModelContext) -> Iterator[Finding]:
     path = SEQ + ("max_sequence_idle_microseconds",)
     if config is None or not _sequence_clients(config) or written(context, path):
         return
-    name = context.model.name
+    name = context.folder.name
     yield Finding(
-        f"model '{name}' uses sequence batching without max_sequence_idle_microseconds, so "
+        f"{model_label(name)} uses sequence batching without max_sequence_idle_microseconds, so "
         f"Triton frees a sequence {duration(DEFAULT_IDLE_US)} after its last request: a "
         f'client that pauses longer gets "inference request for sequence <id> to model '
         f"'{name}' {START_FLAG}\"",
@@ -177,8 +181,9 @@ def _first_batch_waits(config: ModelConfig) -> int:
     "queue delay: queued requests fail.",
     triton="Request timeout expired",
     stage=INFERENCE,
+    effective=True,
 )
-def queue_timeout_rejects(context: ModelContext) -> Iterator[Finding]:
+def queue_timeout_rejects(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A queue policy with `timeout_action: REJECT` fails every request still waiting
     in the queue after `default_timeout_microseconds`. Below a millisecond that is any
     request that arrives while the model runs another batch. And when the timeout is
@@ -192,10 +197,9 @@ def queue_timeout_rejects(context: ModelContext) -> Iterator[Finding]:
         dynamic_batching { default_queue_policy { timeout_action: REJECT
                                                   default_timeout_microseconds: 100000 } }
     """
-    config = context.effective
-    if config is None or not config.HasField("dynamic_batching"):
+    if not config.HasField("dynamic_batching"):
         return
-    name = context.model.name
+    name = context.folder.name
     delay = config.dynamic_batching.max_queue_delay_microseconds
     waits = _first_batch_waits(config)
     for path, what, policy in _policies(config):
@@ -206,7 +210,7 @@ def queue_timeout_rejects(context: ModelContext) -> Iterator[Finding]:
         meant = _meant(timeout, SHORTEST_REJECT_US)
         if delay > timeout and waits > 1:
             yield Finding(
-                f"dynamic_batching.{what} of model '{name}' rejects requests queued longer "
+                f"dynamic_batching.{what} of {model_label(name)} rejects requests queued longer "
                 f"than {duration(timeout)}, but the batcher holds a request up to "
                 f"max_queue_delay_microseconds {delay} ({duration(delay)}) waiting for a batch "
                 f"of {waits}: a request that arrives with fewer than {waits} queued {rejected}",
@@ -216,7 +220,7 @@ def queue_timeout_rejects(context: ModelContext) -> Iterator[Finding]:
             )
         elif timeout < SHORTEST_REJECT_US:
             yield Finding(
-                f"dynamic_batching.{what} of model '{name}' rejects requests queued longer "
+                f"dynamic_batching.{what} of {model_label(name)} rejects requests queued longer "
                 f"than {duration(timeout)}: a request that arrives while the model runs "
                 f"another batch waits longer than that and {rejected}{meant}",
                 at=path + ("default_timeout_microseconds",),

@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Fix, Severity
-from pbtxt_lint.rules.base import Finding
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath
+from pbtxt_lint.rules.api import (
+    FieldPath,
+    Finding,
+    Fix,
+    ModelContext,
+    Severity,
+    suggest,
+)
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
-    from pbtxt_lint.analysis.ensemble import EnsembleGraph, Mark, Step
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+    from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Mark, Step
 
 
 def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
@@ -23,6 +24,30 @@ def ensemble_graph(context: ModelContext) -> EnsembleGraph | None:
     from pbtxt_lint.analysis.ensemble import build_graph  # deferred: loads with an ensemble
 
     return context.shared(build_graph)
+
+
+def endpoint_phrase(endpoint: Endpoint, first: bool, what: str) -> str:
+    """`step 2 (`tok`) writes `ids` as <what>`; `it` instead of the name if not first."""
+    from pbtxt_lint.analysis.ensemble import Role  # deferred: loads with an ensemble
+
+    name = f"`{endpoint.tensor}`" if first else "it"
+    if endpoint.role is Role.INPUT:
+        return (
+            f"ensemble input `{endpoint.tensor}` is {what}"
+            if first
+            else f"the ensemble input declares it as {what}"
+        )
+    if endpoint.role is Role.OUTPUT:
+        return (
+            f"ensemble output `{endpoint.tensor}` is {what}"
+            if first
+            else f"the ensemble output declares it as {what}"
+        )
+    assert endpoint.step is not None
+    if endpoint.role is Role.READ:
+        return f"{endpoint.step.label} reads {name} as `{endpoint.port}` {what}"
+    via = f" (its output `{endpoint.port}`)" if endpoint.port != endpoint.tensor else ""
+    return f"{endpoint.step.label} writes {name} as {what}{via}"
 
 
 def ensemble_finding(
@@ -39,7 +64,7 @@ def ensemble_finding(
     return Finding(
         message,
         at=at,
-        hint=f"{hint}; see `pbtxt-lint graph {context.model.name}`",
+        hint=f"{hint}; see `pbtxt-lint graph {context.folder.name}`",
         fix=fix,
         severity=severity,
         marks=tuple(marks),

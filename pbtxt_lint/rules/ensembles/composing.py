@@ -7,19 +7,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.rules.ensembles.common import (
+from pbtxt_lint.rules.api import (
     ERROR,
     INFO,
-    did_you_mean,
-    ensemble_finding,
-    ensemble_graph,
-    names,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Scope,
+    Stage,
+    rule,
+    suggest,
+    type_name,
 )
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.textproto.binder import suggest
+from pbtxt_lint.rules.ensembles.common import did_you_mean, ensemble_finding, ensemble_graph, names
 
 if TYPE_CHECKING:
     from pbtxt_lint.analysis.ensemble import Step

@@ -6,11 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Edit, Fix
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.ensembles.common import ERROR, INFO, ensemble_finding, ensemble_graph
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, is_ensemble
+from pbtxt_lint.rules.api import (
+    ENSEMBLE_PLATFORM,
+    ERROR,
+    INFO,
+    Edit,
+    Finding,
+    Fix,
+    ModelConfig,
+    ModelContext,
+    Scope,
+    is_ensemble,
+    model_label,
+    rule,
+)
+from pbtxt_lint.rules.ensembles.common import ensemble_finding, ensemble_graph
 
 
 @rule(
@@ -56,7 +66,7 @@ def scheduling_on_non_ensemble(context: ModelContext) -> Iterator[Finding]:
     )
     yield ensemble_finding(
         context,
-        f"model '{context.model.name}' has ensemble_scheduling but {what}; Triton accepts "
+        f"{model_label(context)} has ensemble_scheduling but {what}; Triton accepts "
         'ensemble scheduling only with platform: "ensemble"',
         ("backend",) if written.backend and not written.platform else ("platform",),
         'declare the ensemble with platform: "ensemble" and no backend',
@@ -71,8 +81,9 @@ def scheduling_on_non_ensemble(context: ModelContext) -> Iterator[Finding]:
     'platform: "ensemble" without an ensemble_scheduling block.',
     triton="ensemble scheduling must be set for ensemble <model> whose platform is ensemble",
     scope=Scope.ENSEMBLE,
+    effective=True,
 )
-def ensemble_without_scheduling(context: ModelContext) -> Iterator[Finding]:
+def ensemble_without_scheduling(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An ensemble is its steps: without `ensemble_scheduling` there is nothing to run.
     `dynamic_batching` and `sequence_batching` take its place in the same oneof, so an
     ensemble cannot have them.
@@ -84,8 +95,7 @@ def ensemble_without_scheduling(context: ModelContext) -> Iterator[Finding]:
         platform: "ensemble"
         ensemble_scheduling { step [ { model_name: "m" model_version: -1 ... } ] }
     """
-    config = context.effective
-    if config is None or config.platform != ENSEMBLE_PLATFORM:
+    if config.platform != ENSEMBLE_PLATFORM:
         return
     if config.HasField("ensemble_scheduling"):
         return
@@ -97,7 +107,7 @@ def ensemble_without_scheduling(context: ModelContext) -> Iterator[Finding]:
     )
     yield ensemble_finding(
         context,
-        f"ensemble '{context.model.name}' has no ensemble_scheduling block{detail}",
+        f"ensemble '{context.folder.name}' has no ensemble_scheduling block{detail}",
         (other,) if other else ("platform",),
         "add ensemble_scheduling { step [ ... ] } with the steps to run",
     )
@@ -110,8 +120,9 @@ def ensemble_without_scheduling(context: ModelContext) -> Iterator[Finding]:
     "An ensemble that also names a backend.",
     triton="Ensemble model '<model>' must have platform type 'ensemble' and empty backend type",
     scope=Scope.ENSEMBLE,
+    effective=True,
 )
-def ensemble_with_backend(context: ModelContext) -> Iterator[Finding]:
+def ensemble_with_backend(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The ensemble scheduler runs ensembles; a `backend` (often copied from a composing
     model) makes Triton refuse the config.
 
@@ -121,12 +132,11 @@ def ensemble_with_backend(context: ModelContext) -> Iterator[Finding]:
     Good:
         platform: "ensemble"
     """
-    config = context.effective
-    if config is None or config.platform != ENSEMBLE_PLATFORM or not config.backend:
+    if config.platform != ENSEMBLE_PLATFORM or not config.backend:
         return
     yield ensemble_finding(
         context,
-        f"ensemble '{context.model.name}' sets backend '{config.backend}'; an ensemble must "
+        f"ensemble '{context.folder.name}' sets backend '{config.backend}'; an ensemble must "
         "have no backend",
         ("backend",),
         "delete the backend line",
@@ -149,8 +159,9 @@ _FORBIDDEN = (
     "should not be specified for ensemble '<model>' / model_warmup can not be specified for "
     "ensemble '<model>'",
     scope=Scope.ENSEMBLE,
+    effective=True,
 )
-def ensemble_forbidden_field(context: ModelContext) -> Iterator[Finding]:
+def ensemble_forbidden_field(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An ensemble has no instances of its own and runs no model code: instances,
     optimization and warmup belong to the composing models.
 
@@ -161,8 +172,7 @@ def ensemble_forbidden_field(context: ModelContext) -> Iterator[Finding]:
         platform: "ensemble"
         (instance_group in the composing models' configs)
     """
-    config = context.effective
-    if config is None or not is_ensemble(config):
+    if not is_ensemble(config):
         return
     for field_name, what, _ in _FORBIDDEN:
         present = (
@@ -173,7 +183,7 @@ def ensemble_forbidden_field(context: ModelContext) -> Iterator[Finding]:
         if present:
             yield ensemble_finding(
                 context,
-                f"ensemble '{context.model.name}' sets {field_name}; Triton refuses "
+                f"ensemble '{context.folder.name}' sets {field_name}; Triton refuses "
                 f"{what} on an ensemble",
                 (field_name,),
                 f"move {field_name} to the composing models that need it",
@@ -187,8 +197,9 @@ def ensemble_forbidden_field(context: ModelContext) -> Iterator[Finding]:
     "ensemble_scheduling without any step.",
     triton="must specify 'step' for ensemble '<model>'",
     scope=Scope.ENSEMBLE,
+    effective=True,
 )
-def ensemble_no_steps(context: ModelContext) -> Iterator[Finding]:
+def ensemble_no_steps(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An ensemble needs at least one step.
 
     Bad:
@@ -196,14 +207,13 @@ def ensemble_no_steps(context: ModelContext) -> Iterator[Finding]:
     Good:
         ensemble_scheduling { step [ { model_name: "m" model_version: -1 ... } ] }
     """
-    config = context.effective
-    if config is None or not config.HasField("ensemble_scheduling"):
+    if not config.HasField("ensemble_scheduling"):
         return
     if config.ensemble_scheduling.step:
         return
     yield ensemble_finding(
         context,
-        f"ensemble '{context.model.name}' has no step",
+        f"ensemble '{context.folder.name}' has no step",
         ("ensemble_scheduling",),
         'add step [ { model_name: "<model>" model_version: -1 input_map { ... } '
         "output_map { ... } } ]",
@@ -218,8 +228,9 @@ def ensemble_no_steps(context: ModelContext) -> Iterator[Finding]:
     triton="must specify 'model_name' in step <i> of ensemble '<model>' / must specify "
     "'input_map' in step <i> ... / must specify 'output_map' in step <i> ... (<i> from 0)",
     scope=Scope.ENSEMBLE,
+    effective=True,
 )
-def step_incomplete(context: ModelContext) -> Iterator[Finding]:
+def step_incomplete(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Every step names the model it runs and maps at least one input and one output
     (input_map: model input <- ensemble tensor; output_map: model output -> ensemble
     tensor). Steps are numbered from 1 here; Triton's message counts from 0.
@@ -230,8 +241,7 @@ def step_incomplete(context: ModelContext) -> Iterator[Finding]:
         step [ { model_name: "m" model_version: -1
                  input_map { key: "x" value: "x" } output_map { key: "y" value: "y" } } ]
     """
-    config = context.effective
-    if config is None or not config.HasField("ensemble_scheduling"):
+    if not config.HasField("ensemble_scheduling"):
         return
     for index, step in enumerate(config.ensemble_scheduling.step):
         path = ("ensemble_scheduling", "step", index)

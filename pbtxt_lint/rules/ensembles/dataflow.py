@@ -7,17 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import ERROR, Finding, ModelContext, Scope, rule, suggest
 from pbtxt_lint.rules.ensembles.common import (
-    ERROR,
     also,
     did_you_mean,
     ensemble_finding,
     ensemble_graph,
     names,
 )
-from pbtxt_lint.textproto.binder import suggest
 
 if TYPE_CHECKING:
     from pbtxt_lint.analysis.ensemble import EnsembleGraph

@@ -6,12 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Edit, Fix
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.ensembles.common import (
+from pbtxt_lint.rules.api import (
     ERROR,
     INFO,
+    Edit,
+    FieldPath,
+    Finding,
+    Fix,
+    ModelContext,
+    Scope,
+    Stage,
+    rule,
+    scan_version_folders,
+)
+from pbtxt_lint.rules.ensembles.common import (
     also,
     by_model,
     did_you_mean,
@@ -19,8 +27,6 @@ from pbtxt_lint.rules.ensembles.common import (
     ensemble_graph,
     names,
 )
-from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.versions import scan_version_folders
 
 LATEST = -1
 """`model_version: -1`: whichever version is loaded."""

@@ -26,15 +26,21 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.ensembles.common import INFO, WARNING, ensemble_finding, ensemble_graph
-from pbtxt_lint.triton.autofill import backend_of
+from pbtxt_lint.rules.api import (
+    INFERENCE,
+    INFO,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    backend_of,
+    rule,
+)
+from pbtxt_lint.rules.ensembles.common import ensemble_finding, ensemble_graph
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
     from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Step
 
-INFERENCE = Stage.INFERENCE
 VARIABLE = -1
 
 

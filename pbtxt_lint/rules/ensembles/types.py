@@ -7,10 +7,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.ensembles.common import ERROR, WARNING, ensemble_finding, ensemble_graph
-from pbtxt_lint.textproto.sourcemap import FieldPath
+from pbtxt_lint.rules.api import (
+    ERROR,
+    WARNING,
+    FieldPath,
+    Finding,
+    ModelContext,
+    Scope,
+    Stage,
+    rule,
+)
+from pbtxt_lint.rules.ensembles.common import endpoint_phrase, ensemble_finding, ensemble_graph
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
     from pbtxt_lint.analysis.ensemble import Endpoint, Step, Tensor, TensorType
@@ -42,8 +49,8 @@ def tensor_dtype_mismatch(context: ModelContext) -> Iterator[Finding]:
                 continue
             yield ensemble_finding(
                 context,
-                f"{reference.phrase(True, ref_type.type_name)}; "
-                f"{other.phrase(False, other_type.type_name)}",
+                f"{endpoint_phrase(reference, True, ref_type.type_name)}; "
+                f"{endpoint_phrase(other, False, other_type.type_name)}",
                 _type_path(other, "data_type"),
                 "make both data types the same (convert in the producing model if needed)",
                 marks=[(other, f"{other_type.type_name} vs {ref_type.type_name}")],
@@ -80,8 +87,8 @@ def tensor_shape_mismatch(context: ModelContext) -> Iterator[Finding]:
                 continue
             yield ensemble_finding(
                 context,
-                f"{reference.phrase(True, ref_type.shape)}; "
-                f"{other.phrase(False, other_type.shape)}",
+                f"{endpoint_phrase(reference, True, ref_type.shape)}; "
+                f"{endpoint_phrase(other, False, other_type.shape)}",
                 _type_path(other, "dims"),
                 "make the shapes agree (-1 matches any size; the batch dimension is "
                 "implied by max_batch_size > 0)",
@@ -147,7 +154,8 @@ def _hidden_shape_mismatches(
             continue
         yield ensemble_finding(
             context,
-            f"{producer.phrase(True, made.shape)}; {consumer.phrase(False, ty.shape)}. "
+            f"{endpoint_phrase(producer, True, made.shape)}; "
+            f"{endpoint_phrase(consumer, False, ty.shape)}. "
             f"Triton accepts this at load (both match {ref_type.shape}) but requests "
             "fail when the shapes meet",
             _type_path(consumer, "dims"),

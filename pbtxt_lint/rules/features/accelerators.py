@@ -11,9 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    WARNING,
+    FieldPath,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    leading_int,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.features.common import (
     BOOL_HINT,
     INT_HINT,
@@ -21,11 +32,6 @@ from pbtxt_lint.rules.features.common import (
     gpu_instances,
     int_problem,
 )
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.parameters import leading_int
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 GPU_ACCELERATORS = ("tensorrt", "cuda")
 CPU_ACCELERATORS = ("openvino",)
@@ -134,8 +140,9 @@ def _accelerator_problems(
     "requested",
     stage=Stage.LOAD,
     backend="onnxruntime",
+    effective=True,
 )
-def execution_accelerator_invalid(context: ModelContext) -> Iterator[Finding]:
+def execution_accelerator_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """ONNX Runtime knows the GPU accelerators `tensorrt` and `cuda` (used by GPU
     instances) and the CPU accelerator `openvino`; TensorRT accelerator parameters are a
     fixed list (`precision_mode` is FP32, FP16, BF16 or INT8, upper case). Anything else
@@ -150,8 +157,7 @@ def execution_accelerator_invalid(context: ModelContext) -> Iterator[Finding]:
         gpu_execution_accelerator : [ { name : "tensorrt"
           parameters { key: "precision_mode" value: "FP16" } } ]
     """
-    config = context.effective
-    if config is None or config.backend != "onnxruntime":
+    if config.backend != "onnxruntime":
         return
     accelerators = config.optimization.execution_accelerators
     base: FieldPath = ("optimization", "execution_accelerators")
@@ -159,7 +165,7 @@ def execution_accelerator_invalid(context: ModelContext) -> Iterator[Finding]:
         if accelerator.name not in CPU_ACCELERATORS:
             yield Finding(
                 f"cpu_execution_accelerator '{accelerator.name}' of ONNX Runtime model "
-                f"'{context.model.name}' is unknown; ONNX Runtime accepts only 'openvino' there",
+                f"'{context.folder.name}' is unknown; ONNX Runtime accepts only 'openvino' there",
                 at=(*base, "cpu_execution_accelerator", index, "name"),
                 hint='use name: "openvino", or delete the accelerator',
             )
@@ -177,7 +183,7 @@ def execution_accelerator_invalid(context: ModelContext) -> Iterator[Finding]:
             )
             yield Finding(
                 f"gpu_execution_accelerator {index} of ONNX Runtime model "
-                f"'{context.model.name}': {why}{where}",
+                f"'{context.folder.name}': {why}{where}",
                 at=(*at, "name") if key is None else (*at, "parameters", Key(key)),
                 hint=hint,
                 severity=INFO if gpu is WARNING else None,

@@ -11,14 +11,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.backends import BACKENDS
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    FieldPath,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    model_label,
+    rule,
+    suggest,
+)
 
 CUSTOMIZABLE_METRIC_FAMILY = "nv_inference_first_response_histogram_ms"
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
@@ -32,8 +38,9 @@ _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
     triton="Response Cache does not currently support model <model> with 'decoupled' "
     "transaction policy. Please disable the response cache.",
     stage=Stage.POLL,
+    effective=True,
 )
-def decoupled_response_cache(context: ModelContext) -> Iterator[Finding]:
+def decoupled_response_cache(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A decoupled model may send any number of responses per request, which the
     response cache cannot store; Triton refuses the combination.
 
@@ -43,12 +50,9 @@ def decoupled_response_cache(context: ModelContext) -> Iterator[Finding]:
     Good:
         model_transaction_policy { decoupled: true }
     """
-    config = context.effective
-    if config is None:
-        return
     if config.model_transaction_policy.decoupled and config.response_cache.enable:
         yield Finding(
-            f"model '{context.model.name}' is decoupled and enables the response cache; "
+            f"{model_label(context)} is decoupled and enables the response cache; "
             "Triton's response cache does not support decoupled models and refuses the model",
             at=("response_cache", "enable"),
             hint="delete response_cache (or make the model non-decoupled)",
@@ -65,8 +69,9 @@ def decoupled_response_cache(context: ModelContext) -> Iterator[Finding]:
     "non-empty 'family' / metric control must specify 'histogram_options' / histogram options "
     "must specify non-empty 'buckets'",
     stage=Stage.POLL,
+    effective=True,
 )
-def metric_control_incomplete(context: ModelContext) -> Iterator[Finding]:
+def metric_control_incomplete(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Each metric control names a metric family and the histogram buckets to use for
     it; Triton refuses a control that lacks any of them. (Triton releases before
     `model_metrics` existed, such as 2.51, reject the field itself.)
@@ -79,12 +84,9 @@ def metric_control_incomplete(context: ModelContext) -> Iterator[Finding]:
           metric_identifier { family: "nv_inference_first_response_histogram_ms" }
           histogram_options { buckets: [ 10, 100, 1000 ] } } ] }
     """
-    config = context.effective
-    if config is None:
-        return
     for index, control in enumerate(config.model_metrics.metric_control):
         at: FieldPath = ("model_metrics", "metric_control", index)
-        where = f"metric_control {index} of model '{context.model.name}'"
+        where = f"metric_control {index} of {model_label(context)}"
         if not control.HasField("metric_identifier"):
             yield Finding(
                 f"{where} has no metric_identifier; Triton refuses it",
@@ -116,8 +118,9 @@ def metric_control_incomplete(context: ModelContext) -> Iterator[Finding]:
     "metric-family-not-customizable",
     INFO,
     "A `model_metrics` family other than the one Triton lets a model customize.",
+    effective=True,
 )
-def metric_family_not_customizable(context: ModelContext) -> Iterator[Finding]:
+def metric_family_not_customizable(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Only `nv_inference_first_response_histogram_ms` can be customized per model;
     Triton logs `Metric family '<family>' in 'metric_identifier' is not a customizable
     metric in Triton core.` and ignores the control.
@@ -127,15 +130,12 @@ def metric_family_not_customizable(context: ModelContext) -> Iterator[Finding]:
     Good:
         metric_identifier { family: "nv_inference_first_response_histogram_ms" }
     """
-    config = context.effective
-    if config is None:
-        return
     for index, control in enumerate(config.model_metrics.metric_control):
         family = control.metric_identifier.family
         if family and family != CUSTOMIZABLE_METRIC_FAMILY:
             guess = suggest(family, (CUSTOMIZABLE_METRIC_FAMILY,), cutoff=0.8)
             yield Finding(
-                f"metric family '{family}' of model '{context.model.name}' cannot be "
+                f"metric family '{family}' of {model_label(context)} cannot be "
                 f"customized; Triton ignores this metric_control (only "
                 f"'{CUSTOMIZABLE_METRIC_FAMILY}' can)",
                 at=("model_metrics", "metric_control", index, "metric_identifier", "family"),
@@ -151,8 +151,9 @@ def metric_family_not_customizable(context: ModelContext) -> Iterator[Finding]:
     triton="terminate called after throwing an instance of 'std::invalid_argument' what(): "
     "Invalid label name",
     stage=Stage.LOAD,
+    effective=True,
 )
-def metric_tag_invalid(context: ModelContext) -> Iterator[Finding]:
+def metric_tag_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton adds each tag to the model's metrics as the label `_<key>`. Prometheus
     label names are letters, digits and `_`, and must not start with `__`; otherwise the
     metrics library throws while the model loads and tritonserver aborts (with or
@@ -163,16 +164,13 @@ def metric_tag_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         metric_tags { key: "team_name" value: "search" }
     """
-    config = context.effective
-    if config is None:
-        return
     for key in config.metric_tags:
         label = f"_{key}"
         if _LABEL_NAME.fullmatch(label) and not label.startswith("__"):
             continue
         fixed = re.sub(r"[^a-zA-Z0-9_]", "_", key).lstrip("_") or "tag"
         yield Finding(
-            f"metric tag '{key}' of model '{context.model.name}' becomes the Prometheus label "
+            f"metric tag '{key}' of {model_label(context)} becomes the Prometheus label "
             f"'{label}', which is not a valid label name; tritonserver aborts while loading "
             "the model",
             at=("metric_tags", Key(key)),
@@ -185,8 +183,9 @@ def metric_tag_invalid(context: ModelContext) -> Iterator[Finding]:
     "response-cache-server-flag",
     INFO,
     "The response cache is enabled; it works only if tritonserver is started with a cache.",
+    effective=True,
 )
-def response_cache_server_flag(context: ModelContext) -> Iterator[Finding]:
+def response_cache_server_flag(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`response_cache { enable: true }` opts the model in, but nothing is cached unless
     the server has a cache (`--cache-config local,size=<bytes>` or a Redis cache).
 
@@ -195,13 +194,12 @@ def response_cache_server_flag(context: ModelContext) -> Iterator[Finding]:
     Good:
         tritonserver --cache-config local,size=1048576 ...
     """
-    config = context.effective
-    if config is None or not config.response_cache.enable:
+    if not config.response_cache.enable:
         return
     if config.model_transaction_policy.decoupled or config.HasField("sequence_batching"):
         return  # refused outright: PL701 and the sequence-batching rule say so
     yield Finding(
-        f"model '{context.model.name}' enables the response cache, which caches nothing "
+        f"{model_label(context)} enables the response cache, which caches nothing "
         "unless tritonserver runs with --cache-config",
         at=("response_cache", "enable"),
         hint="start tritonserver with --cache-config local,size=<bytes>",
@@ -213,8 +211,9 @@ def response_cache_server_flag(context: ModelContext) -> Iterator[Finding]:
     "decoupled-single-response",
     INFO,
     "A decoupled model on a backend that always sends one response per request.",
+    effective=True,
 )
-def decoupled_single_response(context: ModelContext) -> Iterator[Finding]:
+def decoupled_single_response(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """ONNX Runtime, TensorRT, PyTorch, OpenVINO, TensorFlow and FIL answer every
     request with exactly one response. Triton accepts `decoupled: true` for them, but it
     only restricts clients to streaming gRPC (HTTP /infer refuses decoupled models).
@@ -225,13 +224,12 @@ def decoupled_single_response(context: ModelContext) -> Iterator[Finding]:
     Good:
         backend: "onnxruntime"
     """
-    config = context.effective
-    if config is None or not config.model_transaction_policy.decoupled:
+    if not config.model_transaction_policy.decoupled:
         return
     entry = BACKENDS.get(config.backend)
     if entry is not None and entry.single_response:
         yield Finding(
-            f"model '{context.model.name}' is decoupled, but the {config.backend} backend sends "
+            f"{model_label(context)} is decoupled, but the {config.backend} backend sends "
             "exactly one response per request; decoupled only forces clients onto streaming "
             "gRPC",
             at=("model_transaction_policy", "decoupled"),

@@ -6,13 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.instances import GPU, resolve_groups
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.parameters import INT32_MAX, INT32_MIN, leading_int, parse_bool
+from pbtxt_lint.rules.api import (
+    INT32_MAX,
+    INT32_MIN,
+    FieldPath,
+    Key,
+    ModelConfig,
+    ModelContext,
+    Severity,
+    is_inside,
+    leading_int,
+    parse_bool,
+)
 
 INT_HINT = 'write a whole number, e.g. "4"'
 BOOL_HINT = 'write "true" or "false"'
@@ -71,6 +77,6 @@ def is_file(context: ModelContext, path: Path) -> bool:
 def version_holding(context: ModelContext, relative: str) -> str | None:
     """The loaded version folder that holds `relative` (for a "wrong folder" hint)."""
     for version in context.selection.versions:
-        if is_file(context, context.model.path / str(version) / relative):
+        if is_file(context, context.folder.path / str(version) / relative):
             return str(version)
     return None

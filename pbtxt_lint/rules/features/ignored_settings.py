@@ -10,22 +10,25 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import BATCH_STRATEGY_PATH
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    BATCH_STRATEGY_PATH,
+    INFO,
+    FieldPath,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    is_ensemble,
+    model_label,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.features.common import gpu_instances
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.autofill import is_ensemble
-from pbtxt_lint.triton.backends import BACKENDS
 
 if TYPE_CHECKING:
     from google.protobuf.message import Message
 
-WARNING = Severity.WARNING
-INFO = Severity.INFO
 
 BACKEND_SPECIFIC_FIELDS: tuple[FieldPath, ...] = tuple(
     sorted({at for entry in BACKENDS.values() for at in entry.reads_fields})
@@ -82,7 +85,7 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
             continue
         readers = " and ".join(_readers(at))
         yield Finding(
-            f"model '{context.model.name}' sets {'.'.join(str(p) for p in at)}, which the "
+            f"{model_label(context)} sets {'.'.join(str(p) for p in at)}, which the "
             f"{backend} backend ignores (only read by {readers})",
             at=at,
             hint=f"delete {at[-1]}",
@@ -90,7 +93,7 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
     gpu_accelerators = config.optimization.execution_accelerators.gpu_execution_accelerator
     if backend == "onnxruntime" and gpu_accelerators and gpu_instances(context) is None:
         yield Finding(
-            f"model '{context.model.name}' sets gpu_execution_accelerator, but all its instances "
+            f"{model_label(context)} sets gpu_execution_accelerator, but all its instances "
             "run on the CPU, where ONNX Runtime ignores GPU accelerators",
             at=("optimization", "execution_accelerators", "gpu_execution_accelerator", 0),
             hint="use kind: KIND_GPU instances, or delete gpu_execution_accelerator",
@@ -112,8 +115,9 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
         "pytorch",
         "python",
     ),
+    effective=True,
 )
-def unknown_backend_parameter(context: ModelContext) -> Iterator[Finding]:
+def unknown_backend_parameter(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """ONNX Runtime, TensorRT, PyTorch, OpenVINO and Python read a fixed set of
     `parameters` keys, case-sensitively (ONNX Runtime's are lower_case, PyTorch's and
     OpenVINO's UPPER_CASE); anything else is silently ignored. Python models may read
@@ -126,9 +130,6 @@ def unknown_backend_parameter(context: ModelContext) -> Iterator[Finding]:
         backend: "pytorch"
         parameters { key: "DISABLE_OPTIMIZED_EXECUTION" value: { string_value: "true" } }
     """
-    config = context.effective
-    if config is None:
-        return
     entry = BACKENDS.get(config.backend)
     if entry is None or entry.parameters is None:
         return
@@ -142,7 +143,7 @@ def unknown_backend_parameter(context: ModelContext) -> Iterator[Finding]:
         if python and guess is None:
             continue  # a key for the model's own code
         yield Finding(
-            f"parameter '{key}' of model '{context.model.name}' is not read by the "
+            f"parameter '{key}' of {model_label(context)} is not read by the "
             f"{config.backend} backend" + (f"; did you mean '{guess}'?" if guess else ""),
             at=("parameters", Key(key)),
             hint=f"rename it to '{guess}'" if guess else f"the backend reads: {listing}",

@@ -20,17 +20,22 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from math import prod
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.echo import shorten
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims
+from pbtxt_lint.rules.api import (
+    INFERENCE,
+    INFO,
+    WARNING,
+    Finding,
+    ModelContext,
+    Scope,
+    config_dims,
+    integer,
+    model_label,
+    rule,
+    shorten,
+)
 from pbtxt_lint.rules.features.common import is_file
 from pbtxt_lint.schema.model_config_pb2 import ModelOutput
-from pbtxt_lint.textproto.integers import integer
 
-WARNING, INFO = Severity.WARNING, Severity.INFO
-INFERENCE = Stage.INFERENCE
 MAX_LABEL_BYTES = 8 << 20
 """Larger label files are not read (ImageNet-21k's is about 0.5 MiB)."""
 BOX_FIELDS = (4, 5)
@@ -83,7 +88,7 @@ def _read_labels(context: ModelContext) -> tuple[list[Labels], list[tuple[int, s
         relative = posixpath.normpath(label.lstrip("/"))
         if relative == ".." or relative.startswith("../"):
             continue  # PL714
-        path = context.model.path / relative
+        path = context.folder.path / relative
         if not is_file(context, path):
             continue  # PL715
         try:
@@ -161,7 +166,7 @@ def label_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     """
     for index, name in context.shared(_read_labels)[1]:
         yield Finding(
-            f"label file {name} of model '{context.model.name}' is larger than the "
+            f"label file {name} of {model_label(context)} is larger than the "
             f"{MAX_LABEL_BYTES >> 20} MiB pbtxt-lint reads; its lines are not compared with "
             "the output's classes",
             at=("output", index, "label_filename"),
@@ -192,7 +197,7 @@ def label_count_mismatch(context: ModelContext) -> Iterator[Finding]:
                 "missing in the middle every later label is shifted"
             )
         yield Finding(
-            f"{where} of model '{context.model.name}': {detail}; classification requests get "
+            f"{where} of {model_label(context)}: {detail}; classification requests get "
             "wrong labels without any error",
             at=("output", labels.index, "label_filename"),
             hint=f"keep exactly one label per class, in class order ({classes} lines, no header)",
@@ -236,7 +241,7 @@ def labels_on_detection_output(context: ModelContext) -> Iterator[Finding]:
             f"{labels.count} class scores"
         )
         yield Finding(
-            f"output '{output.name}' of model '{context.model.name}' has dims "
+            f"output '{output.name}' of {model_label(context)} has dims "
             f"{config_dims(output.dims)} and {labels.name} has {labels.count} labels: {row}, so "
             f"it is a detection output, yet classification ranks all its {extent} as classes: "
             f"answers are positions in the flattened tensor, box values included, and only "
@@ -293,7 +298,7 @@ def label_lines_numbered(context: ModelContext) -> Iterator[Finding]:
         bare = first[match.end() - 1 :] if match else first
         yield Finding(
             f"every line of {labels.name} (labels of output '{labels.output.name}' of model "
-            f"'{context.model.name}') starts with its {offset}-based index, and Triton returns "
+            f"'{context.folder.name}') starts with its {offset}-based index, and Triton returns "
             f'the whole line: class 0 is answered as "<score>:0:{shorten(first, 40)}", not '
             f'"<score>:0:{shorten(bare, 40)}"',
             at=("output", labels.index, "label_filename"),
@@ -335,7 +340,7 @@ def label_comment_lines(context: ModelContext) -> Iterator[Finding]:
             )
         yield Finding(
             f"{labels.name} (labels of output '{labels.output.name}' of model "
-            f"'{context.model.name}') has {len(comments)} comment line"
+            f"'{context.folder.name}') has {len(comments)} comment line"
             f"{'s' if len(comments) > 1 else ''}, which Triton reads as labels: {effect}",
             at=("output", labels.index, "label_filename"),
             hint="delete the comment lines (keep licences in another file)",
@@ -365,7 +370,7 @@ def label_file_crlf(context: ModelContext) -> Iterator[Finding]:
             continue
         yield Finding(
             f"{labels.name} (labels of output '{labels.output.name}' of model "
-            f"'{context.model.name}') has Windows line ends on {labels.carriage_returns} of its "
+            f"'{context.folder.name}') has Windows line ends on {labels.carriage_returns} of its "
             f"{labels.count} lines; Triton keeps the carriage return, so class 0 is answered "
             f'as "<score>:0:{shorten(labels.lines[0].rstrip(chr(13)), 40)}\\r"',
             at=("output", labels.index, "label_filename"),

@@ -11,15 +11,21 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    DataType,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Scope,
+    Stage,
+    is_inside,
+    model_label,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.features.common import version_holding
-from pbtxt_lint.schema import DataType
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
 
 
 def _labels(context: ModelContext) -> Iterator[tuple[int, str, str | None]]:
@@ -63,9 +69,9 @@ def label_file_outside_model(context: ModelContext) -> Iterator[Finding]:
         if relative is None and config is not None:
             yield Finding(
                 f"label_filename '{label}' of output '{config.output[index].name}' of model "
-                f"'{context.model.name}' points outside the model folder; Triton refuses it",
+                f"'{context.folder.name}' points outside the model folder; Triton refuses it",
                 at=("output", index, "label_filename"),
-                hint=f"copy the file into {context.model.name}/ and write its name only",
+                hint=f"copy the file into {context.folder.name}/ and write its name only",
             )
 
 
@@ -93,7 +99,7 @@ def label_file_missing(context: ModelContext) -> Iterator[Finding]:
     for index, label, relative in _labels(context):
         if relative is None or config is None:
             continue
-        path = context.model.path / relative
+        path = context.folder.path / relative
         if not is_inside(context.repository.root, path) or path.is_file():
             continue
         version = version_holding(context, relative)
@@ -105,9 +111,9 @@ def label_file_missing(context: ModelContext) -> Iterator[Finding]:
         )
         yield Finding(
             f"label_filename '{label}' of output '{config.output[index].name}' of model "
-            f"'{context.model.name}' does not exist at {context.model.name}/{relative}{found}",
+            f"'{context.folder.name}' does not exist at {context.folder.name}/{relative}{found}",
             at=("output", index, "label_filename"),
-            hint=f"put the labels (one per line) at {context.model.name}/{relative}",
+            hint=f"put the labels (one per line) at {context.folder.name}/{relative}",
         )
 
 
@@ -118,8 +124,9 @@ def label_file_missing(context: ModelContext) -> Iterator[Finding]:
     "Two outputs with the same name that both set `label_filename`.",
     triton="multiple label files for '<output>'",
     stage=Stage.LOAD,
+    effective=True,
 )
-def label_file_duplicate_output(context: ModelContext) -> Iterator[Finding]:
+def label_file_duplicate_output(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Labels are kept per output name; a second output of the same name with labels
     fails the model.
 
@@ -129,16 +136,13 @@ def label_file_duplicate_output(context: ModelContext) -> Iterator[Finding]:
     Good:
         output [ { name: "prob" label_filename: "a.txt" ... } ]
     """
-    config = context.effective
-    if config is None:
-        return
     seen: set[str] = set()
     for index, output in enumerate(config.output):
         if not output.label_filename:
             continue
         if output.name in seen:
             yield Finding(
-                f"output '{output.name}' of model '{context.model.name}' is declared again with "
+                f"output '{output.name}' of {model_label(context)} is declared again with "
                 "a label_filename; Triton allows one label file per output name",
                 at=("output", index, "label_filename"),
                 hint="delete the duplicate output",
@@ -151,8 +155,9 @@ def label_file_duplicate_output(context: ModelContext) -> Iterator[Finding]:
     "label-file-not-classification",
     INFO,
     "A `label_filename` on an output that does not look like class scores.",
+    effective=True,
 )
-def label_file_not_classification(context: ModelContext) -> Iterator[Finding]:
+def label_file_not_classification(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Labels are used only by the classification extension (a request asking for the
     top-k classes), which reads the output as one score per class. On a detection or
     multi-dimensional output they are never meaningful. When the label file shows that
@@ -165,9 +170,6 @@ def label_file_not_classification(context: ModelContext) -> Iterator[Finding]:
         output [ { name: "probs" data_type: TYPE_FP32 dims: [ 1000 ]
                    label_filename: "labels.txt" } ]
     """
-    config = context.effective
-    if config is None:
-        return
     # Deferred for start-up time: only a run that reads label files needs them.
     from pbtxt_lint.rules.features.label_contents import detection_axis, label_files
 
@@ -184,7 +186,7 @@ def label_file_not_classification(context: ModelContext) -> Iterator[Finding]:
         if len(wide) <= 1 and output.data_type != DataType.TYPE_STRING:
             continue
         yield Finding(
-            f"output '{output.name}' of model '{context.model.name}' has label_filename but "
+            f"output '{output.name}' of {model_label(context)} has label_filename but "
             f"{type_name(output.data_type)} dims {dims} are not one score per class; Triton "
             "uses labels only for classification requests",
             at=("output", index, "label_filename"),

@@ -9,20 +9,29 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    ORT_BOOL,
+    ORT_GPU_CHOICES,
+    ORT_INT,
+    WARNING,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    Severity,
+    Stage,
+    leading_int,
+    model_label,
+    parameter,
+    rule,
+)
 from pbtxt_lint.rules.features.common import (
     bool_problem,
     gpu_instances,
     int_problem,
     parser_problems,
 )
-from pbtxt_lint.textproto.sourcemap import Key
-from pbtxt_lint.triton.backends import ORT_BOOL, ORT_GPU_CHOICES, ORT_INT
-from pbtxt_lint.triton.parameters import leading_int, parameter
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 
 @rule(
@@ -36,8 +45,9 @@ ERROR, WARNING = Severity.ERROR, Severity.WARNING
     "arena_extend_strategy value '<n>' is requested",
     stage=Stage.LOAD,
     backend="onnxruntime",
+    effective=True,
 )
-def onnxruntime_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def onnxruntime_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """ONNX Runtime parses its parameters when the model loads: `execution_mode` is 0
     (sequential) or 1 (parallel), thread counts are integers, `enable_mem_arena`,
     `enable_mem_pattern` and `share_session_between_instances` are booleans, and on GPU
@@ -49,10 +59,9 @@ def onnxruntime_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "execution_mode" value: { string_value: "1" } }
     """
-    config = context.effective
-    if config is None or config.backend != "onnxruntime":
+    if config.backend != "onnxruntime":
         return
-    where = f"of ONNX Runtime model '{context.model.name}'"
+    where = f"of ONNX Runtime {model_label(context)}"
     checks = {**dict.fromkeys(ORT_INT, int_problem), **dict.fromkeys(ORT_BOOL, bool_problem)}
     for key, at, why, hint in parser_problems(config, checks):
         yield Finding(f"parameter {key} {where}: {why}", at=at, hint=hint)

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    OPENVINO_BOOL,
+    OPENVINO_DEVICE,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    model_label,
+    parse_bool,
+    rule,
+)
 from pbtxt_lint.rules.features.common import params
-from pbtxt_lint.triton.backends import OPENVINO_BOOL, OPENVINO_DEVICE
-from pbtxt_lint.triton.parameters import parse_bool
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 
 @rule(
@@ -26,8 +32,9 @@ ERROR, WARNING = Severity.ERROR, Severity.WARNING
     WARNING,
     "An OpenVINO on/off parameter given `true` or `1`, which the backend reads as off.",
     backend="openvino",
+    effective=True,
 )
-def openvino_boolean_parameter(context: ModelContext) -> Iterator[Finding]:
+def openvino_boolean_parameter(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The OpenVINO backend turns SKIP_OV_DYNAMIC_BATCHSIZE, ENABLE_BATCH_PADDING and
     RESHAPE_IO_LAYERS on only for the string `yes` (any case); `true`, `1` or `on` mean
     off.
@@ -37,13 +44,12 @@ def openvino_boolean_parameter(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "RESHAPE_IO_LAYERS" value: { string_value: "yes" } }
     """
-    config = context.effective
-    if config is None or config.backend != "openvino":
+    if config.backend != "openvino":
         return
     for key, value, at in params(config):
         if key in OPENVINO_BOOL and value.lower() != "yes" and parse_bool(value) is True:
             yield Finding(
-                f"parameter {key} of OpenVINO model '{context.model.name}' is '{value}', which "
+                f"parameter {key} of OpenVINO {model_label(context)} is '{value}', which "
                 "the OpenVINO backend reads as off (only 'yes' turns it on)",
                 at=at,
                 hint='write string_value: "yes"',
@@ -78,8 +84,9 @@ def _openvino_problem(key: str, value: str) -> tuple[str, str] | None:
     "LATENCY/THROUGHPUT/CUMULATIVE_THROUGHPUT, got <v>",
     stage=Stage.LOAD,
     backend="openvino",
+    effective=True,
 )
-def openvino_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def openvino_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """INFERENCE_NUM_THREADS and COMPILATION_NUM_THREADS are non-negative numbers,
     HINT_BF16 is YES, NUM_STREAMS is AUTO, NUMA or a number, PERFORMANCE_HINT is
     LATENCY, THROUGHPUT or CUMULATIVE_THROUGHPUT (any case); anything else fails the
@@ -90,15 +97,14 @@ def openvino_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "NUM_STREAMS" value: { string_value: "AUTO" } }
     """
-    config = context.effective
-    if config is None or config.backend != "openvino":
+    if config.backend != "openvino":
         return
     for key, value, at in params(config):
         problem = _openvino_problem(key, value) if key in OPENVINO_DEVICE else None
         if problem:
             expected, example = problem
             yield Finding(
-                f"parameter {key} of OpenVINO model '{context.model.name}' is '{value}'; the "
+                f"parameter {key} of OpenVINO {model_label(context)} is '{value}'; the "
                 f"OpenVINO backend expects {expected}",
                 at=at,
                 hint=f'write string_value: "{example}"',

@@ -14,15 +14,23 @@ import posixpath
 from collections.abc import Iterator
 from pathlib import Path
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.backends import PYTHON_ENV, PYTHON_FORCE_CPU
-from pbtxt_lint.triton.parameters import parameter
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    PYTHON_ENV,
+    PYTHON_FORCE_CPU,
+    FieldPath,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    Scope,
+    Stage,
+    is_inside,
+    model_label,
+    parameter,
+    rule,
+)
 
 KEYWORD = "$$TRITON_MODEL_DIRECTORY"
 
@@ -35,8 +43,9 @@ KEYWORD = "$$TRITON_MODEL_DIRECTORY"
     triton="Incorrect value for FORCE_CPU_ONLY_INPUT_TENSORS: <v>'",
     stage=Stage.LOAD,
     backend="python",
+    effective=True,
 )
-def python_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def python_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The Python backend accepts exactly `yes` or `no` (lower case) for
     FORCE_CPU_ONLY_INPUT_TENSORS; `true` or `YES` fail the model.
 
@@ -45,13 +54,12 @@ def python_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "FORCE_CPU_ONLY_INPUT_TENSORS" value: { string_value: "no" } }
     """
-    config = context.effective
-    if config is None or config.backend != "python":
+    if config.backend != "python":
         return
     value = parameter(config, PYTHON_FORCE_CPU)
     if value is not None and value not in ("yes", "no"):
         yield Finding(
-            f"parameter {PYTHON_FORCE_CPU} of Python model '{context.model.name}' is '{value}'; "
+            f"parameter {PYTHON_FORCE_CPU} of Python {model_label(context)} is '{value}'; "
             "the Python backend accepts only 'yes' or 'no'",
             at=("parameters", Key(PYTHON_FORCE_CPU), "value", "string_value"),
             hint='write string_value: "yes" or "no" (lower case)',
@@ -67,8 +75,9 @@ def python_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     stage=Stage.LOAD,
     scope=Scope.FILES,
     backend="python",
+    effective=True,
 )
-def python_execution_env_missing(context: ModelContext) -> Iterator[Finding]:
+def python_execution_env_missing(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The Python backend unpacks the conda-pack archive (or uses the folder) named by
     EXECUTION_ENV_PATH and fails the model when it does not exist. Write it as
     `$$TRITON_MODEL_DIRECTORY/<file>` so it travels with the model (a relative path is
@@ -80,17 +89,16 @@ def python_execution_env_missing(context: ModelContext) -> Iterator[Finding]:
         parameters { key: "EXECUTION_ENV_PATH"
                      value: { string_value: "$$TRITON_MODEL_DIRECTORY/env.tar.gz" } }
     """
-    config = context.effective
-    if config is None or config.backend != "python":
+    if config.backend != "python":
         return
     value = parameter(config, PYTHON_ENV)
     if not value:
         return
     at: FieldPath = ("parameters", Key(PYTHON_ENV), "value", "string_value")
-    where = f"{PYTHON_ENV} of Python model '{context.model.name}'"
+    where = f"{PYTHON_ENV} of Python {model_label(context)}"
     if value.startswith(KEYWORD):
         rest = value.removeprefix(KEYWORD).lstrip("/")
-        path = Path(posixpath.normpath((context.model.path / rest).as_posix()))
+        path = Path(posixpath.normpath((context.folder.path / rest).as_posix()))
     elif value.startswith("/"):
         path = Path(posixpath.normpath(value))
     else:
@@ -114,8 +122,11 @@ def python_execution_env_missing(context: ModelContext) -> Iterator[Finding]:
     triton="Failed to get the canonical path for <mangled path>.",
     stage=Stage.LOAD,
     backend="python",
+    effective=True,
 )
-def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
+def python_env_path_model_directory(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """The backend replaces `$$TRITON_MODEL_DIRECTORY` with the model folder, but it
     replaces as many characters as the keyword's position plus its length
     (python_be.cc: `replace(loc, loc + keyword.size(), path)`), so a keyword anywhere but
@@ -133,14 +144,13 @@ def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
     Good:
         string_value: "$$TRITON_MODEL_DIRECTORY/env.tar.gz"
     """
-    config = context.effective
-    if config is None or config.backend != "python":
+    if config.backend != "python":
         return
     value = parameter(config, PYTHON_ENV)
     if not value:
         return
     at: FieldPath = ("parameters", Key(PYTHON_ENV), "value", "string_value")
-    where = f"{PYTHON_ENV} of Python model '{context.model.name}'"
+    where = f"{PYTHON_ENV} of Python {model_label(context)}"
     keyword_at = value.find(KEYWORD)
     if keyword_at < 0 and not value.startswith("/"):
         yield Finding(
@@ -159,7 +169,7 @@ def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"{where} has {KEYWORD} after the start of '{value}'; the Python "
             f"backend replaces it together with the {len(eaten)} characters after it "
-            f"('{eaten}'), opens '{opened}', and fails to load '{context.model.name}'",
+            f"('{eaten}'), opens '{opened}', and fails to load '{context.folder.name}'",
             at=at,
             hint=f'write "{KEYWORD}/<file in the model folder>", or an absolute path without it',
         )
@@ -170,7 +180,7 @@ def python_env_path_model_directory(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"{where} is '{value}', which leaves the model folder; it works from a "
             "local repository, but from cloud storage Triton copies only the model folder "
-            f"and '{context.model.name}' fails to load",
+            f"and '{context.folder.name}' fails to load",
             at=at,
             hint="put the environment in the model folder, or use an absolute path of the "
             "serving host",

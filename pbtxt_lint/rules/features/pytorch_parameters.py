@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    PYTORCH_BOOL,
+    PYTORCH_INT,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    model_label,
+    rule,
+)
 from pbtxt_lint.rules.features.common import bool_problem, int_problem, parser_problems
-from pbtxt_lint.triton.backends import PYTORCH_BOOL, PYTORCH_INT
-
-ERROR = Severity.ERROR
 
 
 @rule(
@@ -25,8 +30,9 @@ ERROR = Severity.ERROR
     triton="failed to convert '<v>' to boolean / failed to convert '<v>' to integral number",
     stage=Stage.LOAD,
     backend="pytorch",
+    effective=True,
 )
-def pytorch_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def pytorch_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The PyTorch backend parses DISABLE_OPTIMIZED_EXECUTION, INFERENCE_MODE,
     DISABLE_CUDNN, ENABLE_* as booleans (true/false, on/off, 1/0) and
     INTRA_OP_THREAD_COUNT / INTER_OP_THREAD_COUNT as integers; other values fail the
@@ -37,14 +43,11 @@ def pytorch_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     Good:
         parameters { key: "INFERENCE_MODE" value: { string_value: "true" } }
     """
-    config = context.effective
-    if config is None or config.backend != "pytorch" or config.platform == "torch_aoti":
+    if config.backend != "pytorch" or config.platform == "torch_aoti":
         return
     checks = {
         **dict.fromkeys(PYTORCH_BOOL, bool_problem),
         **dict.fromkeys(PYTORCH_INT, int_problem),
     }
     for key, at, why, hint in parser_problems(config, checks):
-        yield Finding(
-            f"parameter {key} of PyTorch model '{context.model.name}': {why}", at=at, hint=hint
-        )
+        yield Finding(f"parameter {key} of PyTorch {model_label(context)}: {why}", at=at, hint=hint)

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.textproto.binder import suggest
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    model_label,
+    rule,
+    suggest,
+)
 
 SHIPPED_REPO_AGENTS = ("checksum",)
 """Repository agents whose library ships in NGC Triton images (`/opt/tritonserver/repoagents`):
@@ -27,8 +33,9 @@ server build.py `enable_all()` builds `all_repoagents = ["checksum"]`."""
     WARNING,
     "A repository agent whose library does not ship with Triton: a misspelt `checksum` "
     "(warning) or one the host must have installed (info).",
+    effective=True,
 )
-def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
+def repository_agent_not_shipped(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton loads `libtritonrepoagent_<name>.so` from its repoagents folder when it
     polls the model; NGC images ship only `checksum`. Any other agent must be installed
     on the host, or the model fails: `unable to find 'libtritonrepoagent_<name>.so' for
@@ -40,9 +47,6 @@ def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
     Good:
         model_repository_agents { agents [ { name: "checksum" parameters { ... } } ] }
     """
-    config = context.effective
-    if config is None:
-        return
     for index, agent in enumerate(config.model_repository_agents.agents):
         if not agent.name or agent.name in SHIPPED_REPO_AGENTS:
             continue
@@ -50,7 +54,7 @@ def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
         guess = suggest(agent.name, SHIPPED_REPO_AGENTS, cutoff=0.7)
         if guess is not None:
             yield Finding(
-                f"repository agent '{agent.name}' of model '{context.model.name}' does not "
+                f"repository agent '{agent.name}' of {model_label(context)} does not "
                 f"ship with Triton and looks like a misspelling of '{guess}'; unless "
                 f"libtritonrepoagent_{agent.name}.so is installed in the repoagents folder, the "
                 "model fails to load",
@@ -59,7 +63,7 @@ def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
             )
             continue
         yield Finding(
-            f"repository agent '{agent.name}' of model '{context.model.name}' is a custom "
+            f"repository agent '{agent.name}' of {model_label(context)} is a custom "
             f"agent: the host must have libtritonrepoagent_{agent.name}.so in its repoagents "
             "folder (Triton images ship only checksum), or the model fails to load",
             at=at,
@@ -78,8 +82,9 @@ def repository_agent_not_shipped(context: ModelContext) -> Iterator[Finding]:
     triton="Segmentation fault (tritonserver 2.51, empty block) / unable to find "
     "'libtritonrepoagent_.so' for repo agent '', searched: <paths>",
     stage=Stage.POLL,
+    effective=True,
 )
-def repository_agent_empty(context: ModelContext) -> Iterator[Finding]:
+def repository_agent_empty(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An empty `model_repository_agents { }` makes tritonserver crash (segmentation
     fault) while it polls the repository, taking every other model down with it; an
     agent without a name can never be found.
@@ -89,13 +94,12 @@ def repository_agent_empty(context: ModelContext) -> Iterator[Finding]:
     Good:
         (no model_repository_agents block)
     """
-    config = context.effective
-    if config is None or not config.HasField("model_repository_agents"):
+    if not config.HasField("model_repository_agents"):
         return
     agents = config.model_repository_agents.agents
     if not agents:
         yield Finding(
-            f"model '{context.model.name}' has an empty model_repository_agents block, which "
+            f"{model_label(context)} has an empty model_repository_agents block, which "
             "crashes tritonserver while it polls the repository",
             at=("model_repository_agents",),
             hint='delete the block, or list an agent: agents [ { name: "checksum" ... } ]',
@@ -103,7 +107,7 @@ def repository_agent_empty(context: ModelContext) -> Iterator[Finding]:
     for index, agent in enumerate(agents):
         if not agent.name:
             yield Finding(
-                f"repository agent {index} of model '{context.model.name}' has no name; Triton "
+                f"repository agent {index} of {model_label(context)} has no name; Triton "
                 "looks for libtritonrepoagent_.so and refuses the model",
                 at=("model_repository_agents", "agents", index),
                 hint='name the agent, e.g. name: "checksum"',

@@ -10,15 +10,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    ERROR,
+    TRT_ALLOCATION,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    model_label,
+    parameter,
+    parse_bool,
+    rule,
+)
 from pbtxt_lint.rules.features.common import bool_problem, parser_problems
-from pbtxt_lint.textproto.sourcemap import Key
-from pbtxt_lint.triton.backends import TRT_ALLOCATION
-from pbtxt_lint.triton.parameters import parameter, parse_bool
-
-ERROR = Severity.ERROR
 
 TRT_ALLOCATION_VALUES = ("STATIC", "ON_PROFILE_CHANGE")
 
@@ -33,8 +38,9 @@ TRT_ALLOCATION_VALUES = ("STATIC", "ON_PROFILE_CHANGE")
     "'multi_device_gpus' entry '<item>' for model '<m>'; expected comma-separated GPU ids.",
     stage=Stage.LOAD,
     backend="tensorrt",
+    effective=True,
 )
-def tensorrt_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
+def tensorrt_parameter_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`execution_context_allocation_strategy` is STATIC or ON_PROFILE_CHANGE.
     `enable_multi_device: true` needs `multi_device_gpus`, a comma-separated list of at
     least two GPU ids the host has.
@@ -46,10 +52,9 @@ def tensorrt_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
         parameters { key: "execution_context_allocation_strategy"
                      value: { string_value: "ON_PROFILE_CHANGE" } }
     """
-    config = context.effective
-    if config is None or config.backend != "tensorrt":
+    if config.backend != "tensorrt":
         return
-    where = f"of TensorRT model '{context.model.name}'"
+    where = f"of TensorRT {model_label(context)}"
     checks = dict.fromkeys(("enable_multi_device", "multi_device_per_rank_engines"), bool_problem)
     for key, at, why, hint in parser_problems(config, checks):
         yield Finding(f"parameter {key} {where}: {why}", at=at, hint=hint)
@@ -67,7 +72,7 @@ def tensorrt_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     gpus = parameter(config, "multi_device_gpus")
     if gpus is None:
         yield Finding(
-            f"TensorRT model '{context.model.name}' enables multi-device but has no "
+            f"TensorRT {model_label(context)} enables multi-device but has no "
             'multi_device_gpus parameter ("model configuration is missing the parameter '
             'multi_device_gpus")',
             at=("parameters", Key("enable_multi_device")),

@@ -13,23 +13,32 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbtxt_lint.analysis.context import ModelContext, Scope
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.repository.fs import is_inside
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import type_name
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    WARNING,
+    DataType,
+    FieldPath,
+    Finding,
+    Key,
+    ModelConfig,
+    ModelContext,
+    Scope,
+    Stage,
+    is_ensemble,
+    is_inside,
+    model_label,
+    rule,
+    suggest,
+    type_name,
+)
 from pbtxt_lint.rules.features.common import is_file, version_holding
-from pbtxt_lint.schema import DataType
 from pbtxt_lint.schema.datatypes import byte_size
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath, Key
-from pbtxt_lint.triton.autofill import is_ensemble
-from pbtxt_lint.triton.backends import BACKENDS
 
 if TYPE_CHECKING:
     from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelWarmup
 
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 WARMUP_FOLDER = "warmup"
 
@@ -41,7 +50,7 @@ def _warmup_inputs(context: ModelContext) -> Sequence[ModelInput] | None:
     if effective is None or not effective.model_warmup:
         return None
     config = context.completed.config or effective
-    if not config.input and not context.strict:
+    if not config.input and context.auto_complete:
         return None
     return list(config.input)
 
@@ -61,7 +70,7 @@ def _sample_at(index: int, name: str, *rest: str | int) -> FieldPath:
 
 
 def _data_file(context: ModelContext, name: str) -> Path:
-    return context.model.path / WARMUP_FOLDER / name
+    return context.folder.path / WARMUP_FOLDER / name
 
 
 def _shape_problem(value_dims: list[int], model_input: ModelInput) -> str | None:
@@ -97,7 +106,7 @@ def warmup_variable_dims(context: ModelContext) -> Iterator[Finding]:
         for name, value in sample.inputs.items():
             if -1 in value.dims:
                 yield Finding(
-                    f"warmup sample '{sample.name}' of model '{context.model.name}' gives input "
+                    f"warmup sample '{sample.name}' of {model_label(context)} gives input "
                     f"'{name}' dims {list(value.dims)}; warmup data needs a size for every "
                     "dimension",
                     at=_sample_at(index, name, "dims", list(value.dims).index(-1)),
@@ -127,7 +136,7 @@ def warmup_missing_data(context: ModelContext) -> Iterator[Finding]:
         for name, value in sample.inputs.items():
             if value.WhichOneof("input_data_type") is None:
                 yield Finding(
-                    f"warmup sample '{sample.name}' of model '{context.model.name}' gives input "
+                    f"warmup sample '{sample.name}' of {model_label(context)} gives input "
                     f"'{name}' no data: none of zero_data, random_data or input_data_file is set",
                     at=("model_warmup", index, "inputs", Key(name)),
                     hint="add zero_data: true (or random_data: true, or input_data_file)",
@@ -167,7 +176,7 @@ def warmup_data_file_missing(context: ModelContext) -> Iterator[Finding]:
                 f"{version}/"
                 if version
                 else (
-                    "the model folder" if is_file(context, context.model.path / filename) else None
+                    "the model folder" if is_file(context, context.folder.path / filename) else None
                 )
             )
             found = (
@@ -176,11 +185,11 @@ def warmup_data_file_missing(context: ModelContext) -> Iterator[Finding]:
                 else ""
             )
             yield Finding(
-                f"warmup sample '{sample.name}' of model '{context.model.name}' reads input "
-                f"'{name}' from {context.model.name}/{WARMUP_FOLDER}/{filename}, which does not "
+                f"warmup sample '{sample.name}' of {model_label(context)} reads input "
+                f"'{name}' from {context.folder.name}/{WARMUP_FOLDER}/{filename}, which does not "
                 f"exist{found}",
                 at=_sample_at(index, name, "input_data_file"),
-                hint=f"put the file at {context.model.name}/{WARMUP_FOLDER}/{filename}",
+                hint=f"put the file at {context.folder.name}/{WARMUP_FOLDER}/{filename}",
             )
 
 
@@ -220,7 +229,7 @@ def warmup_data_file_too_small(context: ModelContext) -> Iterator[Finding]:
             actual = path.stat().st_size
             if actual < needed:
                 yield Finding(
-                    f"warmup sample '{sample.name}' of model '{context.model.name}' needs "
+                    f"warmup sample '{sample.name}' of {model_label(context)} needs "
                     f"{needed} bytes for input '{name}' ({type_name(value.data_type)} "
                     f"{list(value.dims)}) but {WARMUP_FOLDER}/{value.input_data_file} has "
                     f"{actual}",
@@ -235,8 +244,9 @@ def warmup_data_file_too_small(context: ModelContext) -> Iterator[Finding]:
     "warmup-batch-size-zero",
     INFO,
     "A warmup sample with batch_size 0, which Triton skips.",
+    effective=True,
 )
-def warmup_batch_size_zero(context: ModelContext) -> Iterator[Finding]:
+def warmup_batch_size_zero(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton skips a sample with `batch_size: 0` (the default when it is left out)
     without a word, so the model is not warmed up by it.
 
@@ -245,13 +255,12 @@ def warmup_batch_size_zero(context: ModelContext) -> Iterator[Finding]:
     Good:
         model_warmup [ { name: "w" batch_size: 1 inputs { ... } } ]
     """
-    config = context.effective
-    if config is None or is_ensemble(config):
+    if is_ensemble(config):
         return
     for index, sample in enumerate(config.model_warmup):
         if sample.batch_size == 0:
             yield Finding(
-                f"warmup sample '{sample.name}' of model '{context.model.name}' has batch_size 0 "
+                f"warmup sample '{sample.name}' of {model_label(context)} has batch_size 0 "
                 "(the default), so Triton skips it",
                 at=("model_warmup", index, "batch_size"),
                 hint="set batch_size: 1 (the number of requests the sample sends)",
@@ -293,7 +302,7 @@ def warmup_request_invalid(context: ModelContext) -> Iterator[Finding]:
     entry = BACKENDS.get(config.backend)
     checks_batch = entry is not None and entry.checks_batch_size
     for index, sample in _samples(context):
-        where = f"warmup sample '{sample.name}' of model '{context.model.name}'"
+        where = f"warmup sample '{sample.name}' of {model_label(context)}"
         missing = [i.name for i in inputs if not i.optional and i.name not in sample.inputs]
         if missing:
             yield Finding(
@@ -367,7 +376,7 @@ def warmup_unknown_input(context: ModelContext) -> Iterator[Finding]:
                 continue
             guess = suggest(name, known)
             yield Finding(
-                f"warmup sample '{sample.name}' of model '{context.model.name}' gives input "
+                f"warmup sample '{sample.name}' of {model_label(context)} gives input "
                 f"'{name}', which is not an input of the model; Triton passes it on as an extra "
                 "tensor",
                 at=("model_warmup", index, "inputs", Key(name)),

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.instances import AUTO, CPU, GPU, MODEL, kind_name, resolve_groups
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.triton.parameters import parameter, parse_bool
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    model_label,
+    parameter,
+    parse_bool,
+    rule,
+)
 
 
 def _multi_device(config: ModelConfig) -> bool:
@@ -34,8 +39,9 @@ def _multi_device(config: ModelConfig) -> bool:
     triton="unable to load model '<m>', TensorRT backend supports only GPU device",
     stage=Stage.LOAD,
     backend="tensorrt",
+    effective=True,
 )
-def tensorrt_kind_not_gpu(context: ModelContext) -> Iterator[Finding]:
+def tensorrt_kind_not_gpu(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The TensorRT backend runs engines on GPUs only: KIND_CPU, KIND_MODEL, and a
     KIND_AUTO group (or no instance_group) on a host without GPUs all fail. With
     `enable_multi_device` the kind must be KIND_MODEL instead.
@@ -47,8 +53,7 @@ def tensorrt_kind_not_gpu(context: ModelContext) -> Iterator[Finding]:
         platform: "tensorrt_plan"
         instance_group [ { kind: KIND_GPU } ]
     """
-    config = context.effective
-    if config is None or config.backend != "tensorrt":
+    if config.backend != "tensorrt":
         return
     multi = _multi_device(config)
     wanted = MODEL if multi else GPU
@@ -69,7 +74,7 @@ def tensorrt_kind_not_gpu(context: ModelContext) -> Iterator[Finding]:
             why = "the TensorRT backend runs only on GPUs"
             hint = "set kind: KIND_GPU and deploy on a host with a GPU"
         yield Finding(
-            f"{group.label} of TensorRT model '{context.model.name}' {what}; {why}",
+            f"{group.label} of TensorRT {model_label(context)} {what}; {why}",
             at=group.at("kind") or ("backend",),
             hint=hint,
         )
@@ -83,8 +88,9 @@ def tensorrt_kind_not_gpu(context: ModelContext) -> Iterator[Finding]:
     triton="<instance> of model <m> must have either zero or or one secondary devices",
     stage=Stage.LOAD,
     backend="tensorrt",
+    effective=True,
 )
-def tensorrt_secondary_devices(context: ModelContext) -> Iterator[Finding]:
+def tensorrt_secondary_devices(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A TensorRT instance can use at most one NVDLA core (`secondary_devices`).
 
     Bad:
@@ -94,8 +100,7 @@ def tensorrt_secondary_devices(context: ModelContext) -> Iterator[Finding]:
         instance_group [ { kind: KIND_GPU secondary_devices: [
           { kind: KIND_NVDLA device_id: 0 } ] } ]
     """
-    config = context.effective
-    if config is None or config.backend != "tensorrt":
+    if config.backend != "tensorrt":
         return
     for group in resolve_groups(context):
         if group.index is None:
@@ -103,7 +108,7 @@ def tensorrt_secondary_devices(context: ModelContext) -> Iterator[Finding]:
         devices = config.instance_group[group.index].secondary_devices
         if len(devices) > 1:
             yield Finding(
-                f"{group.label} of TensorRT model '{context.model.name}' lists "
+                f"{group.label} of TensorRT {model_label(context)} lists "
                 f"{len(devices)} secondary devices; each instance can use at most one DLA core",
                 at=group.at("secondary_devices", 1),
                 hint="keep one secondary device per group; add a group per DLA core",
@@ -118,8 +123,9 @@ def tensorrt_secondary_devices(context: ModelContext) -> Iterator[Finding]:
     triton="unable to load model '<m>', Triton OpenVINO backend supports only Kind CPU and AUTO",
     stage=Stage.LOAD,
     backend="openvino",
+    effective=True,
 )
-def openvino_kind_not_cpu(context: ModelContext) -> Iterator[Finding]:
+def openvino_kind_not_cpu(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """The OpenVINO backend runs on the CPU only. Without instance_group Triton picks
     KIND_CPU for it, but an explicit group without a kind is KIND_AUTO and becomes
     KIND_GPU on a GPU host, which the backend refuses. Without `--gpus N` that group
@@ -132,8 +138,7 @@ def openvino_kind_not_cpu(context: ModelContext) -> Iterator[Finding]:
         backend: "openvino"
         instance_group [ { kind: KIND_CPU } ]
     """
-    config = context.effective
-    if config is None or config.backend != "openvino":
+    if config.backend != "openvino":
         return
     for group in resolve_groups(context):
         if group.kind == CPU:
@@ -150,7 +155,7 @@ def openvino_kind_not_cpu(context: ModelContext) -> Iterator[Finding]:
         else:
             what = f"has kind {kind_name(group.written)};"
         yield Finding(
-            f"{group.label} of OpenVINO model '{context.model.name}' {what} the OpenVINO "
+            f"{group.label} of OpenVINO {model_label(context)} {what} the OpenVINO "
             "backend runs only on the CPU",
             at=group.at("kind") or group.at(),
             hint="set kind: KIND_CPU",

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.instances import CPU, GPU, resolve_groups
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import written
-from pbtxt_lint.triton.backends import BACKENDS
-
-WARNING, INFO = Severity.WARNING, Severity.INFO
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    INFO,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    model_label,
+    rule,
+    written,
+)
 
 
 @rule(
@@ -28,8 +31,9 @@ WARNING, INFO = Severity.WARNING, Severity.INFO
     "instance-count-not-positive",
     INFO,
     "An instance group with `count: 0` or a negative count, which Triton replaces by the default.",
+    effective=True,
 )
-def instance_count_not_positive(context: ModelContext) -> Iterator[Finding]:
+def instance_count_not_positive(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A count below 1 does not disable the group: Triton silently uses the default
     count, 1 per device (2 for KIND_CPU on onnxruntime and tensorflow).
 
@@ -38,9 +42,6 @@ def instance_count_not_positive(context: ModelContext) -> Iterator[Finding]:
     Good:
         instance_group [ { kind: KIND_CPU count: 1 } ]
     """
-    config = context.effective
-    if config is None:
-        return
     entry = BACKENDS.get(config.backend)
     cpu_count = entry.default_cpu_count if entry is not None else 1
     for group in resolve_groups(context):
@@ -56,7 +57,7 @@ def instance_count_not_positive(context: ModelContext) -> Iterator[Finding]:
         else:
             default = "1" + (" per GPU" if group.kind == GPU else "")
         yield Finding(
-            f"{group.label} of model '{context.model.name}' has count {count}; Triton does "
+            f"{group.label} of {model_label(context)} has count {count}; Triton does "
             f"not disable the group but uses the default count ({default})",
             at=group.at("count"),
             hint="write the number of instances you want (at least 1), or delete the group",
@@ -68,8 +69,9 @@ def instance_count_not_positive(context: ModelContext) -> Iterator[Finding]:
     "secondary-devices-ignored",
     INFO,
     "`secondary_devices` on a backend other than TensorRT, which ignores them.",
+    effective=True,
 )
-def secondary_devices_ignored(context: ModelContext) -> Iterator[Finding]:
+def secondary_devices_ignored(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Secondary devices (NVDLA cores) are read only by the TensorRT backend; every
     other backend silently runs without them.
 
@@ -81,16 +83,13 @@ def secondary_devices_ignored(context: ModelContext) -> Iterator[Finding]:
         backend: "onnxruntime"
         instance_group [ { kind: KIND_GPU } ]
     """
-    config = context.effective
-    if config is None:
-        return
     entry = BACKENDS.get(config.backend)
     if entry is None or entry.reads_secondary_devices is not False:
         return  # TensorRT reads them; a custom backend may
     for group in resolve_groups(context):
         if group.index is not None and config.instance_group[group.index].secondary_devices:
             yield Finding(
-                f"{group.label} of model '{context.model.name}' lists secondary_devices, which "
+                f"{group.label} of {model_label(context)} lists secondary_devices, which "
                 f"the {config.backend} backend ignores (only TensorRT uses DLA cores)",
                 at=group.at("secondary_devices", 0),
                 hint="delete secondary_devices",
@@ -102,8 +101,9 @@ def secondary_devices_ignored(context: ModelContext) -> Iterator[Finding]:
     "passive-instance-group",
     INFO,
     "A passive instance group: its instances are loaded but Triton never sends them requests.",
+    effective=True,
 )
-def passive_instance_group(context: ModelContext) -> Iterator[Finding]:
+def passive_instance_group(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton loads passive instances (and skips their warmup) but its scheduler never
     dispatches to them; they are for backends that manage their own instances. With
     only passive groups the model accepts requests that are never executed.
@@ -113,13 +113,10 @@ def passive_instance_group(context: ModelContext) -> Iterator[Finding]:
     Good:
         instance_group [ { kind: KIND_GPU } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for group in resolve_groups(context):
         if group.index is not None and config.instance_group[group.index].passive:
             yield Finding(
-                f"{group.label} of model '{context.model.name}' is passive: Triton loads its "
+                f"{group.label} of {model_label(context)} is passive: Triton loads its "
                 "instances but never schedules requests on them",
                 at=group.at("passive"),
                 hint="delete passive: true unless the backend manages these instances itself",
@@ -131,8 +128,9 @@ def passive_instance_group(context: ModelContext) -> Iterator[Finding]:
     "host-policy-needs-server-flag",
     INFO,
     "A `host_policy` name, which has an effect only if tritonserver defines it with --host-policy.",
+    effective=True,
 )
-def host_policy_needs_server_flag(context: ModelContext) -> Iterator[Finding]:
+def host_policy_needs_server_flag(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An instance group's host policy (NUMA node, CPU cores) comes from
     `--host-policy=<name>,<setting>=<value>` on the server command line. A name the
     server does not define is silently an empty policy.
@@ -142,16 +140,13 @@ def host_policy_needs_server_flag(context: ModelContext) -> Iterator[Finding]:
     Good:
         tritonserver --host-policy=numa0,numa-node=0 --host-policy=numa0,cpu-cores=0-15
     """
-    config = context.effective
-    if config is None:
-        return
     for group in resolve_groups(context):
         if group.index is None:
             continue
         policy = config.instance_group[group.index].host_policy
         if policy:
             yield Finding(
-                f"{group.label} of model '{context.model.name}' uses host_policy '{policy}', "
+                f"{group.label} of {model_label(context)} uses host_policy '{policy}', "
                 f"which is empty unless tritonserver runs with --host-policy={policy},...",
                 at=group.at("host_policy"),
                 hint=f"start tritonserver with --host-policy={policy},numa-node=<n> (or "
@@ -165,8 +160,9 @@ def host_policy_needs_server_flag(context: ModelContext) -> Iterator[Finding]:
     INFO,
     "An instance group `rate_limiter`, which Triton ignores unless started with "
     "--rate-limit=execution_count.",
+    effective=True,
 )
-def rate_limiter_needs_server_flag(context: ModelContext) -> Iterator[Finding]:
+def rate_limiter_needs_server_flag(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Rate-limiter resources and priorities are used only when the server runs with
     `--rate-limit=execution_count`; by default (`--rate-limit=off`) they do nothing.
 
@@ -176,13 +172,10 @@ def rate_limiter_needs_server_flag(context: ModelContext) -> Iterator[Finding]:
     Good:
         tritonserver --model-repository=... --rate-limit=execution_count
     """
-    config = context.effective
-    if config is None:
-        return
     for group in resolve_groups(context):
         if group.index is not None and config.instance_group[group.index].HasField("rate_limiter"):
             yield Finding(
-                f"{group.label} of model '{context.model.name}' has a rate_limiter, which "
+                f"{group.label} of {model_label(context)} has a rate_limiter, which "
                 "Triton ignores unless started with --rate-limit=execution_count",
                 at=group.at("rate_limiter"),
                 hint="start tritonserver with --rate-limit=execution_count, or delete rate_limiter",

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.instances import AUTO, CPU, GPU, MODEL, resolve_groups
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import ERROR, INFO, Finding, ModelContext, Stage, model_label, rule
 
-ERROR, INFO = Severity.ERROR, Severity.INFO
 GPUS_HINT = (
     "declare the target host with --gpus N (gpus = N in .pbtxt-lint.toml; 0 for a "
     "CPU-only host) to check it"
@@ -43,7 +40,7 @@ def model_kind_with_gpus(context: ModelContext) -> Iterator[Finding]:
     for group in resolve_groups(context):
         if group.written == MODEL and group.gpus:
             yield Finding(
-                f"{group.label} of model '{context.model.name}' has kind KIND_MODEL but lists "
+                f"{group.label} of {model_label(context)} has kind KIND_MODEL but lists "
                 f"gpus {list(group.gpus)}; Triton refuses a KIND_MODEL group with GPUs",
                 at=group.at("gpus", 0),
                 hint="delete gpus (the backend places KIND_MODEL instances itself), or use "
@@ -76,7 +73,7 @@ def gpu_kind_without_gpu(context: ModelContext) -> Iterator[Finding]:
     for group in resolve_groups(context):
         if group.written == GPU:
             yield Finding(
-                f"{group.label} of model '{context.model.name}' has kind KIND_GPU but "
+                f"{group.label} of {model_label(context)} has kind KIND_GPU but "
                 "the target host has no GPU; Triton refuses the model",
                 at=group.at("kind"),
                 hint="use kind: KIND_CPU, or run tritonserver with GPUs (docker run --gpus all)",
@@ -125,7 +122,7 @@ def gpu_id_unavailable(context: ModelContext) -> Iterator[Finding]:
             else:
                 continue
             yield Finding(
-                f"{group.label} of model '{context.model.name}' lists gpu id {gpu}; {detail}",
+                f"{group.label} of {model_label(context)} lists gpu id {gpu}; {detail}",
                 at=group.at("gpus", position),
                 hint="list ids counted among the GPUs visible to tritonserver (after "
                 "CUDA_VISIBLE_DEVICES), or delete gpus to use every GPU"
@@ -153,7 +150,7 @@ def cpu_kind_with_gpus(context: ModelContext) -> Iterator[Finding]:
     for group in resolve_groups(context):
         if group.written == CPU and group.gpus:
             yield Finding(
-                f"{group.label} of model '{context.model.name}' has kind KIND_CPU but lists "
+                f"{group.label} of {model_label(context)} has kind KIND_CPU but lists "
                 f"gpus {list(group.gpus)}; Triton refuses it",
                 at=group.at("gpus", 0),
                 hint="delete gpus, or use kind: KIND_GPU to run on those GPUs",
@@ -193,13 +190,13 @@ def auto_kind_with_absent_gpu(context: ModelContext) -> Iterator[Finding]:
                 else f"gpu id {absent[0]} does not exist on the target host"
             )
             message = (
-                f"{group.label} of model '{context.model.name}' has no kind (KIND_AUTO) "
+                f"{group.label} of {model_label(context)} has no kind (KIND_AUTO) "
                 f"and lists gpus {list(group.gpus)}, but {why}: Triton makes it "
                 "KIND_CPU and refuses it for listing GPUs"
             )
         else:
             message = (
-                f"{group.label} of model '{context.model.name}' has no kind (KIND_AUTO) "
+                f"{group.label} of {model_label(context)} has no kind (KIND_AUTO) "
                 f"and lists gpus {list(group.gpus)}: the model needs a host with GPU "
                 f"{max(group.gpus)} (on a host without it Triton makes the group KIND_CPU "
                 "and refuses it for listing GPUs)"

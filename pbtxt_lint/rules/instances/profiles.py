@@ -8,14 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.analysis.instances import Group, resolve_groups
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import TENSORRT_PLATFORM
-from pbtxt_lint.triton.parameters import INT32_MAX, INT32_MIN, leading_int
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    INT32_MAX,
+    INT32_MIN,
+    TENSORRT_PLATFORM,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    leading_int,
+    model_label,
+    rule,
+)
 
 
 @rule(
@@ -26,8 +33,9 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
     triton="instance group <g> of model <model> and platform <p>specifies profile field which "
     "is only supported for TensorRT models",
     stage=Stage.LOAD,
+    effective=True,
 )
-def profile_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
+def profile_not_tensorrt(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Optimization profiles belong to TensorRT engines; Triton refuses `profile` for any
     other platform (including ONNX Runtime with the TensorRT execution accelerator).
 
@@ -38,15 +46,14 @@ def profile_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
         backend: "onnxruntime"
         instance_group [ { kind: KIND_GPU } ]
     """
-    config = context.effective
-    if config is None or config.platform == TENSORRT_PLATFORM:
+    if config.platform == TENSORRT_PLATFORM:
         return
     for group in resolve_groups(context):
         if group.index is None or not config.instance_group[group.index].profile:
             continue
         platform = f"platform '{config.platform}'" if config.platform else "no platform"
         yield Finding(
-            f"{group.label} of model '{context.model.name}' sets profile, but the model has "
+            f"{group.label} of {model_label(context)} sets profile, but the model has "
             f"{platform} (backend '{config.backend}'); Triton accepts profile only for "
             f"platform '{TENSORRT_PLATFORM}'",
             at=group.at("profile", 0),
@@ -88,7 +95,7 @@ def profile_invalid(context: ModelContext) -> Iterator[Finding]:
         instance_group [ { kind: KIND_GPU profile: [ "0" ] } ]
     """
     for group, position, text, value in _profiles(context):
-        where = f"{group.label} of model '{context.model.name}'"
+        where = f"{group.label} of {model_label(context)}"
         if not text:
             why = 'is empty; Triton refuses it ("profile name must not be empty")'
         elif value is None:
@@ -126,7 +133,7 @@ def profile_not_canonical(context: ModelContext) -> Iterator[Finding]:
         if value is None or value < 0 or value > INT32_MAX or str(value) == text:
             continue
         yield Finding(
-            f"profile \"{text}\" of {group.label} of model '{context.model.name}' is read by "
+            f'profile "{text}" of {group.label} of {model_label(context)} is read by '
             f"Triton as profile {value}",
             at=group.at("profile", position),
             hint=f'write profile: "{value}"',

@@ -18,25 +18,31 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Edit, Fix, Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.targets import RELEASES
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.textproto.tree import Scalar
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM, is_ensemble
-from pbtxt_lint.triton.backends import (
+from pbtxt_lint.rules.api import (
     BACKENDS,
+    ENSEMBLE_PLATFORM,
+    ERROR,
     IMAGES,
+    INFO,
     PLATFORMS,
+    RELEASES,
+    WARNING,
+    Edit,
+    FieldPath,
+    Finding,
+    Fix,
     HostBackends,
+    ModelContext,
+    Scalar,
+    Stage,
     host_backends,
     images_shipping,
+    is_ensemble,
+    rule,
     shipped_backends,
+    suggest,
 )
 
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 TRITON_MISSING = (
     "unable to find backend library for backend '<backend>', try specifying runtime on the "
     "model configuration."
@@ -71,10 +77,10 @@ def library_beside(context: ModelContext, name: str) -> bool:
     """Is `libtriton_<name>.so` in the model folder or a version folder Triton loads?
     Triton finds a backend library there before it looks in its backend folder."""
     library = f"libtriton_{name}.so"
-    if any(entry.name == library for entry in context.model.entries or ()):
+    if any(entry.name == library for entry in context.folder.entries or ()):
         return True
     for version in context.selection.versions:
-        listing = context.model.contents(str(version))
+        listing = context.folder.contents(str(version))
         if listing is not None and library in listing:
             return True
     return False
@@ -99,7 +105,7 @@ def _backend_in_use(context: ModelContext) -> tuple[str, FieldPath | None] | Non
     if not effective.backend:
         return None
     if written is None or not written.default_model_filename:
-        suffix = context.model.name.split(".", 1)[1] if "." in context.model.name else None
+        suffix = context.folder.name.split(".", 1)[1] if "." in context.folder.name else None
         if effective.backend == suffix:
             return None
     return effective.backend, None
@@ -181,14 +187,14 @@ def unknown_backend(context: ModelContext) -> Iterator[Finding]:
     name, at = found
     if library_beside(context, name):
         return  # Triton finds the library in the model's own folders
-    file = None if at is not None or context.config_file else context.model.path
+    file = None if at is not None or context.config_file else context.folder.path
     host = host_backends(context.settings)
     if host is not None:
         lacks = _host_lacks(context, name, host, at, file) if name not in host.names else None
         if lacks is not None:
             yield lacks
         return
-    model = context.model.name
+    model = context.folder.name
     if name in BACKENDS:
         target = context.settings.target
         if target is not None and shipped_backends("py3", target) is None:
@@ -247,7 +253,7 @@ def _host_lacks(
 ) -> Finding | None:
     """The finding for backend `name`, which the declared host does not have (None when
     it may well have it)."""
-    model = context.model.name
+    model = context.folder.name
     extra = sorted(host.declared)
     if name in host.maybe:
         until = max(
@@ -371,7 +377,7 @@ def platform_as_backend(context: ModelContext) -> Iterator[Finding]:
         return  # an ensemble with steps: PL501 says to write platform instead
     if library_beside(context, written):
         return
-    model = context.model.name
+    model = context.folder.name
     why = (
         f"backend '{written}' of model '{model}' is a platform name, not a backend: Triton "
         f"looks for the library libtriton_{written}.so, no host has it, and the model fails "

@@ -12,16 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ENSEMBLE_PLATFORM,
+    ERROR,
+    INFO,
+    PLATFORMS,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    model_label,
+    newer_name,
+    rule,
+    suggest,
+)
 from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES, KNOWN_BACKENDS, versions_elsewhere
-from pbtxt_lint.targets import newer_name
-from pbtxt_lint.textproto.binder import suggest
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
-from pbtxt_lint.triton.backends import BACKENDS, PLATFORMS
 
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 KNOWN_PLATFORMS = (*PLATFORMS, ENSEMBLE_PLATFORM)
 """Platform names the core knows."""
 
@@ -71,11 +77,11 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
         resnet/1/model.onnx
     """
     result = context.autofill
-    if result is None or result.error is None or context.model.entries is None:
+    if result is None or result.error is None or context.folder.entries is None:
         return
     if versions_elsewhere(context):
         return
-    subfolders = context.model.subfolders
+    subfolders = context.folder.subfolders
     hint = (
         'set backend (e.g. backend: "onnxruntime") and name the file model.<ext> or set '
         "default_model_filename"
@@ -83,7 +89,7 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
     if not subfolders:
         detail = "and the model folder has no sub-folder to look into"
     else:
-        found = context.model.first_subfolder_contents() or {}
+        found = context.folder.first_subfolder_contents() or {}
         unknown = _unknown_to_target(context, "model.pt2")
         known = [n for n in ARTIFACT_NAMES if newer_name(n, context.settings.target) is None]
         near = [
@@ -98,10 +104,10 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
         elif near:
             detail += f" ('{near[0]}' is not one of {', '.join(known)})"
     yield Finding(
-        f"Triton cannot determine the backend of model '{context.model.name}': the config "
+        f"Triton cannot determine the backend of {model_label(context)}: the config "
         f"sets no backend, platform or default_model_filename, {detail}",
         at=("backend",) if context.config is not None else None,
-        file=None if context.config_file is not None else context.model.path,
+        file=None if context.config_file is not None else context.folder.path,
         hint=hint,
     )
 
@@ -112,8 +118,9 @@ def backend_undetermined(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "A platform Triton does not know, with no backend to fall back on.",
     triton="unexpected platform type '<platform>' for <model>",
+    effective=True,
 )
-def unknown_platform(context: ModelContext) -> Iterator[Finding]:
+def unknown_platform(context: ModelContext, effective: ModelConfig) -> Iterator[Finding]:
     """`platform` accepts only `tensorrt_plan`, `onnxruntime_onnx`, `pytorch_libtorch`,
     `torch_aoti`, `tensorflow_savedmodel`, `tensorflow_graphdef` and `ensemble`.
     Backends such as python or openvino are set with `backend`, not `platform`.
@@ -125,8 +132,7 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
     Good:
         platform: "onnxruntime_onnx"
     """
-    effective = context.effective
-    if effective is None or effective.backend or effective.platform == ENSEMBLE_PLATFORM:
+    if effective.backend or effective.platform == ENSEMBLE_PLATFORM:
         return
     platform = effective.platform
     at = ("platform",) if platform else ("default_model_filename",)
@@ -139,7 +145,7 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
             else f"default_model_filename '{effective.default_model_filename}' and no backend"
         )
         yield Finding(
-            f"model '{context.model.name}' has {what}: {why}, so it finds no backend for the "
+            f"{model_label(context)} has {what}: {why}, so it finds no backend for the "
             "model and refuses it",
             at=at,
             hint=fix,
@@ -160,7 +166,7 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
         )
     what = f"platform '{platform}'" if platform else "no platform and no backend"
     yield Finding(
-        f"model '{context.model.name}' has {what}; Triton does not know which backend "
+        f"{model_label(context)} has {what}; Triton does not know which backend "
         "to use and refuses the model",
         at=at,
         hint=hint,
@@ -173,8 +179,9 @@ def unknown_platform(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "platform and backend name different frameworks.",
     triton="unexpected 'platform' and 'backend' pair, got:<platform>, <backend>",
+    effective=True,
 )
-def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
+def platform_backend_mismatch(context: ModelContext, effective: ModelConfig) -> Iterator[Finding]:
     """For the tensorflow, tensorrt, onnxruntime and pytorch backends, the platform
     must be one of that backend's platforms (or left out). The pytorch backend takes
     `torch_aoti` from Triton 26.03 (2.67) on, only `pytorch_libtorch` before. From
@@ -187,9 +194,6 @@ def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
     Good:
         backend: "onnxruntime"
     """
-    effective = context.effective
-    if effective is None:
-        return
     entry = BACKENDS.get(effective.backend)
     allowed = entry.platforms if entry and entry.platforms else None
     target = context.settings.target
@@ -200,7 +204,7 @@ def platform_backend_mismatch(context: ModelContext) -> Iterator[Finding]:
     if unknown is not None:
         why, fix = unknown
         yield Finding(
-            f"model '{context.model.name}' has platform '{effective.platform}' with backend "
+            f"{model_label(context)} has platform '{effective.platform}' with backend "
             f"'{effective.backend}': {why}, and refuses the pair (its {effective.backend} "
             f"backend takes {' or '.join(repr(p) for p in allowed)})",
             at=("platform",),
@@ -239,20 +243,20 @@ def backend_from_folder_name(context: ModelContext) -> Iterator[Finding]:
     """
     effective = context.effective
     written = context.config
-    if effective is None or "." not in context.model.name:
+    if effective is None or "." not in context.folder.name:
         return
     if written is not None and (
         written.backend or written.platform or written.default_model_filename
     ):
         return
-    backend = context.model.name.split(".", 1)[1]
+    backend = context.folder.name.split(".", 1)[1]
     if effective.backend != backend:
         return
     yield Finding(
         f"no backend is set, so Triton takes '{backend}' (the text after the first '.' of "
-        f"'{context.model.name}') as the backend and looks for model.{backend}",
+        f"'{context.folder.name}') as the backend and looks for model.{backend}",
         at=("backend",) if written is not None else None,
-        file=None if written is not None else context.model.path,
+        file=None if written is not None else context.folder.path,
         hint="set backend explicitly, or rename the folder without a dot",
         # `model.dali` naming a real backend is a convention (DALI's own examples).
         severity=INFO if backend in KNOWN_BACKENDS else None,

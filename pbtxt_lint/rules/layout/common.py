@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import re
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.triton.backends import BACKENDS, PLATFORMS
-from pbtxt_lint.triton.versions import scan_version_folders
+from pbtxt_lint.rules.api import BACKENDS, PLATFORMS, ModelContext, scan_version_folders
 
 KNOWN_BACKENDS = tuple(BACKENDS)
 """Backends Triton's core and the NGC containers know; any other is custom (or a typo)."""
@@ -26,7 +24,7 @@ def linked_out_versions(context: ModelContext) -> list[str]:
     """Version folders of the model that are symlinks out of the repository (or broken):
     Triton follows them, pbtxt-lint does not, so their versions go unchecked (PL115)
     rather than missing (PL107)."""
-    linked = [e.name for e in context.model.entries or [] if e.is_symlink and e.outside]
+    linked = [e.name for e in context.folder.entries or [] if e.is_symlink and e.outside]
     return [v.folder for v in scan_version_folders(linked).versions]
 
 
@@ -42,7 +40,7 @@ def versions_elsewhere(context: ModelContext) -> bool:
     sign of where the versions are."""
     if not context.settings.config_only:
         return False
-    entries = context.model.entries or []
+    entries = context.folder.entries or []
     if any(e.is_dir and _DIGITS.fullmatch(e.name) for e in entries):
         return False
     return not any(not e.is_dir and e.name in ARTIFACT_NAMES for e in entries)

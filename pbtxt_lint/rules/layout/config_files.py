@@ -13,13 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Edit, Fix, Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.textproto.tree import Scalar
-from pbtxt_lint.triton.backends import BACKENDS
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    WARNING,
+    Edit,
+    Finding,
+    Fix,
+    ModelContext,
+    Scalar,
+    Stage,
+    model_label,
+    rule,
+)
 
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 AUTOCOMPLETING_BACKENDS = tuple(
     b.name for b in BACKENDS.values() if b.fills_empty_io or b.completes_in_model_py
 )
@@ -44,12 +52,12 @@ def missing_config(context: ModelContext) -> Iterator[Finding]:
         resnet/config.pbtxt
         resnet/1/model.onnx
     """
-    if context.config_file is not None or context.model.entries is None or not context.strict:
+    if context.config_file is not None or context.folder.entries is None or context.auto_complete:
         return
     yield Finding(
-        f"model '{context.model.name}' has no config.pbtxt, and with "
+        f"{model_label(context)} has no config.pbtxt, and with "
         "--disable-auto-complete-config Triton requires one",
-        file=context.model.path,
+        file=context.folder.path,
         hint="add config.pbtxt with the model's inputs, outputs and max_batch_size",
     )
 
@@ -74,16 +82,20 @@ def config_required_by_backend(context: ModelContext) -> Iterator[Finding]:
         resnet/config.pbtxt
         resnet/1/model.pt
     """
-    if context.config_file is not None or context.model.entries is None or context.strict:
+    if (
+        context.config_file is not None
+        or context.folder.entries is None
+        or not context.auto_complete
+    ):
         return
     effective = context.effective
     if effective is None or effective.backend in AUTOCOMPLETING_BACKENDS:
         return  # an undetermined backend is PL104's finding
     yield Finding(
-        f"model '{context.model.name}' has no config.pbtxt and its backend "
+        f"{model_label(context)} has no config.pbtxt and its backend "
         f"'{effective.backend}' cannot auto-complete one, so Triton fails with \"model "
         'configuration is not provided"',
-        file=context.model.path,
+        file=context.folder.path,
         hint="add config.pbtxt with the inputs, outputs and max_batch_size",
     )
 
@@ -106,21 +118,21 @@ def name_mismatch(context: ModelContext) -> Iterator[Finding]:
         models/bert_onnx/config.pbtxt:  name: "bert_onnx"
     """
     config = context.config
-    if config is None or not config.name or config.name == context.model.name:
+    if config is None or not config.name or config.name == context.folder.name:
         return
     located = context.parsed.source_map.get(("name",)) if context.parsed else None
     fix = None
     if located is not None and isinstance(located.value_node, Scalar):
         value = located.value_node
         fix = Fix(
-            f'set name to "{context.model.name}"',
-            (Edit(value.first.start, value.last.end, f'"{context.model.name}"'),),
+            f'set name to "{context.folder.name}"',
+            (Edit(value.first.start, value.last.end, f'"{context.folder.name}"'),),
         )
     yield Finding(
-        f"name \"{config.name}\" does not match the folder name '{context.model.name}'; "
+        f"name \"{config.name}\" does not match the folder name '{context.folder.name}'; "
         "Triton requires them to be equal and does not load the model",
         at=("name",),
-        hint=f'write name: "{context.model.name}", delete the name field, or rename the '
+        hint=f'write name: "{context.folder.name}", delete the name field, or rename the '
         f"folder to '{config.name}'",
         fix=fix,
     )
@@ -142,7 +154,7 @@ def unused_config_variant(context: ModelContext) -> Iterator[Finding]:
     Good:
         tritonserver --model-config-name=h100 ...; pbtxt-lint check --model-config-name h100
     """
-    for path in context.model.unused_configs:
+    for path in context.folder.unused_configs:
         yield Finding(
             f"configs/{path.name} is not checked: Triton uses it only when started with "
             f"--model-config-name={path.stem}",
@@ -169,12 +181,12 @@ def config_in_version_folder(context: ModelContext) -> Iterator[Finding]:
         resnet/config.pbtxt
     """
     for folder in context.version_scan.versions:
-        contents = context.model.contents(folder.folder) or {}
+        contents = context.folder.contents(folder.folder) or {}
         entry = contents.get("config.pbtxt")
         if entry is not None and not entry.is_dir:
             yield Finding(
                 f"{folder.folder}/config.pbtxt is inside a version folder; Triton only reads "
-                f"{context.model.name}/config.pbtxt",
-                file=context.model.path / folder.folder / "config.pbtxt",
-                hint=f"move it to {context.model.name}/config.pbtxt",
+                f"{context.folder.name}/config.pbtxt",
+                file=context.folder.path / folder.folder / "config.pbtxt",
+                hint=f"move it to {context.folder.name}/config.pbtxt",
             )

@@ -10,12 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import ERROR, WARNING, Finding, ModelContext, model_label, rule
 from pbtxt_lint.rules.layout.common import linked_out_versions
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 OLD_CACHE_FOLDER = ".pbtxt_lint_cache"
 """Where pbtxt-lint 0.1 kept its result cache: in the working folder, so a run from inside
@@ -45,7 +41,7 @@ def stray_folder(context: ModelContext) -> Iterator[Finding]:
     Good:
         models/resnet/config.pbtxt
     """
-    name = context.model.name
+    name = context.folder.name
     hint = (
         f"'{name}' is pbtxt-lint's own result cache, left by an earlier version that kept it "
         "in the working folder; delete it (pbtxt-lint now keeps its cache outside the "
@@ -81,23 +77,23 @@ def unreadable_model_folder(context: ModelContext) -> Iterator[Finding]:
     """
     for name in linked_out_versions(context):
         yield Finding(
-            f"version folder '{name}' of model '{context.model.name}' is a symlink to a "
+            f"version folder '{name}' of {model_label(context)} is a symlink to a "
             "folder outside the repository (or a broken link); pbtxt-lint does not follow "
             "it, so this version is not checked",
-            file=context.model.path / name,
+            file=context.folder.path / name,
             hint="check the linked folder on its own",
             severity=WARNING,
         )
-    error = context.model.error
+    error = context.folder.error
     if error is None:
         return
     yield Finding(
-        f"model folder '{context.model.name}' {error}"
-        if context.model.outside
-        else f"model folder '{context.model.name}': {error}",
-        file=context.model.path,
+        f"model folder '{context.folder.name}' {error}"
+        if context.folder.outside
+        else f"model folder '{context.folder.name}': {error}",
+        file=context.folder.path,
         hint="make the folder readable"
-        if not context.model.outside
+        if not context.folder.outside
         else "check the linked folder on its own",
-        severity=WARNING if context.model.outside else None,
+        severity=WARNING if context.folder.outside else None,
     )

@@ -10,20 +10,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
+from pbtxt_lint.rules.api import (
+    ENSEMBLE_PLATFORM,
+    ERROR,
+    INFO,
+    PYTHON_ENV,
+    SPECIAL_FOLDERS,
+    WARNING,
+    Finding,
+    ModelContext,
+    model_label,
+    rule,
+)
 from pbtxt_lint.rules.layout.common import ARTIFACT_NAMES, linked_out_versions, versions_elsewhere
-from pbtxt_lint.triton.autofill import ENSEMBLE_PLATFORM
-from pbtxt_lint.triton.backends import PYTHON_ENV
-from pbtxt_lint.triton.versions import SPECIAL_FOLDERS
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def _loose(context: ModelContext) -> list[str]:
     """Model files lying in the model folder itself instead of a version folder."""
-    entries = context.model.entries or []
+    entries = context.folder.entries or []
     return [e.name for e in entries if not e.is_dir and e.name in ARTIFACT_NAMES]
 
 
@@ -37,7 +41,7 @@ def _version_detail(context: ModelContext) -> str:
             f"'{scan.leading_zeros[0]}' is ignored because of its leading zero, and no "
             "other version folder exists"
         )
-    if not context.model.subfolders:
+    if not context.folder.subfolders:
         return "the model folder has no version folder"
     return "no sub-folder is named by a version number"
 
@@ -66,7 +70,7 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
         resnet/config.pbtxt
         resnet/1/model.onnx
     """
-    if context.model.entries is None or context.effective is None:
+    if context.folder.entries is None or context.effective is None:
         return
     if context.selection.versions or linked_out_versions(context):
         return  # a version behind a link pbtxt-lint does not follow is PL115's
@@ -75,12 +79,12 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
     loose = _loose(context)
     zeros = context.version_scan.leading_zeros
     if loose:
-        hint = f"move {loose[0]} into a version folder: {context.model.name}/1/{loose[0]}"
+        hint = f"move {loose[0]} into a version folder: {context.folder.name}/1/{loose[0]}"
     elif zeros:
         hint = f"rename '{zeros[0]}' to '{zeros[0].lstrip('0') or '0'}'"
     elif context.effective.platform == ENSEMBLE_PLATFORM:
         hint = "an ensemble needs a version folder too: create an empty 1/"
-    elif not context.model.subfolders and not context.settings.config_only:
+    elif not context.folder.subfolders and not context.settings.config_only:
         hint = (
             "put the model file in a version folder such as 1/ (a repository whose model "
             "files are added at deploy time is checked with --config-only)"
@@ -89,10 +93,9 @@ def no_loadable_version(context: ModelContext) -> Iterator[Finding]:
         hint = "put the model file in a version folder such as 1/"
     policy = context.config is not None and context.config.HasField("version_policy")
     yield Finding(
-        f"model '{context.model.name}' has no version Triton would load: "
-        f"{_version_detail(context)}",
+        f"{model_label(context)} has no version Triton would load: {_version_detail(context)}",
         at=("version_policy",) if policy else None,
-        file=None if policy else context.model.path,
+        file=None if policy else context.folder.path,
         hint=hint,
     )
 
@@ -113,14 +116,14 @@ def version_folder_ignored(context: ModelContext) -> Iterator[Finding]:
     Good:
         resnet/1/model.onnx
     """
-    if context.model.entries is None:
+    if context.folder.entries is None:
         return
     scan = context.version_scan
     for name in scan.leading_zeros:
         fixed = name.lstrip("0") or "0"
         yield Finding(
             f"version folder '{name}' is ignored by Triton because of its leading zero",
-            file=context.model.path / name,
+            file=context.folder.path / name,
             hint=f"rename it to '{fixed}'",
         )
     environment = _environment_folder(context)
@@ -129,7 +132,7 @@ def version_folder_ignored(context: ModelContext) -> Iterator[Finding]:
             continue
         yield Finding(
             f"sub-folder '{name}' is not a version number; Triton ignores it",
-            file=context.model.path / name,
+            file=context.folder.path / name,
             hint="version folders are named 1, 2, ...; move other files out of the model folder",
             severity=INFO if name == "__pycache__" else None,
         )
@@ -164,7 +167,7 @@ def version_folder_numeric_prefix(context: ModelContext) -> Iterator[Finding]:
     Good:
         resnet/1/model.onnx
     """
-    if context.model.entries is None:
+    if context.folder.entries is None:
         return
     for folder in context.version_scan.versions:
         if folder.exact:
@@ -172,7 +175,7 @@ def version_folder_numeric_prefix(context: ModelContext) -> Iterator[Finding]:
         yield Finding(
             f"'{folder.folder}' is read by Triton as version {folder.version}, and the "
             f"backend then loads from '{folder.version}/'",
-            file=context.model.path / folder.folder,
+            file=context.folder.path / folder.folder,
             hint="move backups out of the model repository",
         )
 
@@ -193,7 +196,7 @@ def specific_version_missing(context: ModelContext) -> Iterator[Finding]:
     Good:
         version_policy { specific { versions: [ 1 ] } }
     """
-    if context.model.entries is None or not context.selection.versions:
+    if context.folder.entries is None or not context.selection.versions:
         return
     config = context.config
     if config is None:
@@ -203,7 +206,7 @@ def specific_version_missing(context: ModelContext) -> Iterator[Finding]:
         index = wanted.index(version)
         yield Finding(
             f"version {version} is listed in version_policy.specific but "
-            f"'{context.model.name}/{version}/' does not exist; Triton skips it",
+            f"'{context.folder.name}/{version}/' does not exist; Triton skips it",
             at=("version_policy", "specific", "versions", index),
             hint=f"create {version}/ or remove {version} from the list",
         )

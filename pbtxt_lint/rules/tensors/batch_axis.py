@@ -19,16 +19,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims
-from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    backend_of,
+    config_dims,
+    model_label,
+    rule,
+)
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
-from pbtxt_lint.triton.autofill import backend_of
-from pbtxt_lint.triton.backends import BACKENDS
-
-WARNING = Severity.WARNING
 
 CHANNELS = (1, 3)
 """Grey and RGB: the channel counts of image tensors."""
@@ -117,10 +120,10 @@ def batch_axis_in_image_dims(context: ModelContext) -> Iterator[Finding]:
         natural = _natural(dims, layout)
         item = config_dims(dims[1:])
         yield Finding(
-            f"input '{io.name}' of model '{context.model.name}' has dims {config_dims(dims)} "
+            f"input '{io.name}' of {model_label(context)} has dims {config_dims(dims)} "
             f"with max_batch_size {mbs}: Triton adds the batch axis in front, so it expects "
             f"{expected}; a request with one {layout} image of shape {natural} fails with "
-            f"\"unexpected shape for input '{io.name}' for model '{context.model.name}'. "
+            f"\"unexpected shape for input '{io.name}' for {model_label(context)}. "
             f'Expected {expected}, got {natural}" (the {backend} backend does not compare '
             "dims with the model, so nothing fails at load)",
             at=("input", index, "dims"),
@@ -160,7 +163,7 @@ def batch_axis_in_auto_complete_dims(context: ModelContext) -> Iterator[Finding]
     """
     completed = context.completed
     config = completed.config
-    if context.strict or config is None or completed.error is not None:
+    if not context.auto_complete or config is None or completed.error is not None:
         return
     if not {"max_batch_size", "input", "output"} <= completed.filled:
         return  # the config itself decides batching or the tensors: not one author's view
@@ -179,7 +182,7 @@ def batch_axis_in_auto_complete_dims(context: ModelContext) -> Iterator[Finding]
         f"gives every input and output a leading -1 (input '{first.name}' dims "
         f"{config_dims(dims)}): Triton adds the batch axis in front, so it expects "
         f'{expected}; a request with one item of shape {natural} fails with "unexpected '
-        f"shape for input '{first.name}' for model '{context.model.name}'. Expected "
+        f"shape for input '{first.name}' for {model_label(context)}. Expected "
         f'{expected}, got {natural}"',
         at=("max_batch_size",),
         hint="drop the leading -1 from the dims auto_complete_config adds (max_batch_size "

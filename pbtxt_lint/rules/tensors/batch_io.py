@@ -13,15 +13,17 @@ from collections.abc import Iterator, Sequence
 
 from google.protobuf.descriptor import EnumDescriptor
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import type_name
-from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.rules.api import (
+    ERROR,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    rule,
+    suggest,
+    type_name,
+)
 from pbtxt_lint.schema.model_config_pb2 import BatchInput, BatchOutput
-from pbtxt_lint.textproto.binder import suggest
-
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
 
 def _enum_name(descriptor: EnumDescriptor, value: int) -> str:
@@ -55,8 +57,9 @@ def _batch_sources(config: ModelConfig) -> Iterator[tuple[str, int, str, Sequenc
     ERROR,
     "A batch_input or batch_output without exactly one source_input.",
     triton="batch input kind '<KIND>' expects 1 source input, got <n> for <model>",
+    effective=True,
 )
-def batch_io_source_count(context: ModelContext) -> Iterator[Finding]:
+def batch_io_source_count(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Every batch input kind, and BATCH_SCATTER_WITH_INPUT_SHAPE outputs, are computed
     from exactly one input of the model, named in `source_input`.
 
@@ -66,9 +69,6 @@ def batch_io_source_count(context: ModelContext) -> Iterator[Finding]:
         batch_input [ { kind: BATCH_ELEMENT_COUNT target_name: "n" data_type: TYPE_INT32
                         source_input: "x" } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for field, index, label, sources in _batch_sources(config):
         if len(sources) != 1:
             yield Finding(
@@ -85,8 +85,9 @@ def batch_io_source_count(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "A batch_input whose data_type is not TYPE_INT32 or TYPE_FP32.",
     triton="batch input data type must be TYPE_INT32 or TYPE_FP32 for <model>",
+    effective=True,
 )
-def batch_input_data_type(context: ModelContext) -> Iterator[Finding]:
+def batch_input_data_type(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton computes batch inputs (element counts, shapes) as INT32 or FP32 tensors
     only; any other type, or none, is refused.
 
@@ -97,9 +98,6 @@ def batch_input_data_type(context: ModelContext) -> Iterator[Finding]:
         batch_input [ { kind: BATCH_ELEMENT_COUNT target_name: "n" data_type: TYPE_INT32
                         source_input: "x" } ]
     """
-    config = context.effective
-    if config is None:
-        return
     allowed = ("TYPE_INT32", "TYPE_FP32")
     for index, batch_input in enumerate(config.batch_input):
         name = type_name(batch_input.data_type)
@@ -120,8 +118,9 @@ def batch_input_data_type(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "A batch_input or batch_output kind given as a number that is not a declared kind.",
     triton="unknown batch input kind '' for <model> / unknown batch output kind '' for <model>",
+    effective=True,
 )
-def batch_io_unknown_kind(context: ModelContext) -> Iterator[Finding]:
+def batch_io_unknown_kind(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`kind` is an enum; written as a number that is not one of its values (proto3
     accepts it), Triton does not know what to compute and refuses the model.
 
@@ -131,9 +130,6 @@ def batch_io_unknown_kind(context: ModelContext) -> Iterator[Finding]:
         batch_input [ { kind: BATCH_ELEMENT_COUNT target_name: "n" data_type: TYPE_INT32
                         source_input: "x" } ]
     """
-    config = context.effective
-    if config is None:
-        return
     kinds: list[tuple[str, int, int, EnumDescriptor]] = [
         ("batch_input", i, b.kind, BatchInput.Kind.DESCRIPTOR)
         for i, b in enumerate(config.batch_input)
@@ -167,8 +163,9 @@ def _not_declared_hint(name: str, declared: Sequence[str], what: str) -> str:
     ERROR,
     "A batch_input or batch_output source_input that is not an input of the model.",
     triton="unknown source input name '<name>' for <model>",
+    effective=True,
 )
-def batch_io_unknown_source(context: ModelContext) -> Iterator[Finding]:
+def batch_io_unknown_source(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`source_input` names one of the model's own `input` entries (not an output, not
     the batch input's target name).
 
@@ -180,9 +177,6 @@ def batch_io_unknown_source(context: ModelContext) -> Iterator[Finding]:
         batch_input [ { kind: BATCH_ELEMENT_COUNT target_name: "n" data_type: TYPE_INT32
                         source_input: "x" } ]
     """
-    config = context.effective
-    if config is None:
-        return
     inputs = [i.name for i in config.input]
     for field, index, label, sources in _batch_sources(config):
         for position, source in enumerate(sources):
@@ -202,8 +196,9 @@ def batch_io_unknown_source(context: ModelContext) -> Iterator[Finding]:
     "A batch_output target_name that is not an output, or that is listed twice.",
     triton="unknown target output name '<name>' for <model> / target output name '<name>' "
     "can only be specified once for <model>",
+    effective=True,
 )
-def batch_output_target_invalid(context: ModelContext) -> Iterator[Finding]:
+def batch_output_target_invalid(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """A batch output scatters a model output back to the requests; its `target_name`
     entries must be declared outputs, each listed once.
 
@@ -215,9 +210,6 @@ def batch_output_target_invalid(context: ModelContext) -> Iterator[Finding]:
         batch_output [ { kind: BATCH_SCATTER_WITH_INPUT_SHAPE target_name: "y"
                          source_input: "x" } ]
     """
-    config = context.effective
-    if config is None:
-        return
     outputs = [o.name for o in config.output]
     for index, batch_output in enumerate(config.batch_output):
         label = _batch_output_label(index, batch_output)
@@ -247,8 +239,9 @@ def batch_output_target_invalid(context: ModelContext) -> Iterator[Finding]:
     WARNING,
     "A batch_input target_name that is empty, repeated or also a declared input, or a "
     "batch_output with no target.",
+    effective=True,
 )
-def batch_io_target_suspicious(context: ModelContext) -> Iterator[Finding]:
+def batch_io_target_suspicious(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton never checks `batch_input.target_name`, the model input the backend feeds
     the computed tensor to. An empty name matches no model input; a name that is also a
     declared `input`, or shared by two batch inputs, binds two tensors to one model
@@ -263,9 +256,6 @@ def batch_io_target_suspicious(context: ModelContext) -> Iterator[Finding]:
         batch_input [ { kind: BATCH_ACCUMULATED_ELEMENT_COUNT target_name: "x_offsets"
                         data_type: TYPE_INT32 source_input: "x" } ]
     """
-    config = context.effective
-    if config is None:
-        return
     inputs = {i.name for i in config.input}
     targets: Counter[str] = Counter()
     for index, batch_input in enumerate(config.batch_input):

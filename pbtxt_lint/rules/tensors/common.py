@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.rules.api import BACKENDS, FieldPath, ModelConfig, ModelContext, backend_of
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelInstanceGroup, ModelOutput
-from pbtxt_lint.textproto.sourcemap import FieldPath
-from pbtxt_lint.triton.autofill import backend_of
-from pbtxt_lint.triton.backends import BACKENDS
 
 
 @dataclass(frozen=True)
@@ -54,7 +50,7 @@ def first_group_may_be_gpu(config: ModelConfig) -> bool:
 
 def fills_empty_lists(context: ModelContext, config: ModelConfig) -> bool:
     """Does the backend's auto-complete add a missing input or output list from the model?"""
-    if context.strict:
+    if not context.auto_complete:
         return False
     backend = backend_of(config)
     entry = BACKENDS.get(backend)

@@ -10,18 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims, type_name
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    RELEASES,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Release,
+    Severity,
+    Stage,
+    backend_of,
+    config_dims,
+    rule,
+    type_name,
+)
 from pbtxt_lint.rules.tensors.common import Tensor, tensors
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.targets import RELEASES, Release
-from pbtxt_lint.triton.autofill import backend_of
-from pbtxt_lint.triton.backends import BACKENDS
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
-
 
 # What to use instead, where the backend lacks the type.
 _TYPE_INSTEAD = {
@@ -97,8 +102,11 @@ def _data_type_problem(
     triton="unsupported datatype <TYPE_X> for input '<name>' for model '<model>'",
     stage=Stage.LOAD,
     backend=("onnxruntime", "tensorrt", "openvino", "tensorflow", "pytorch", "python"),
+    effective=True,
 )
-def data_type_unsupported_by_backend(context: ModelContext) -> Iterator[Finding]:
+def data_type_unsupported_by_backend(
+    context: ModelContext, config: ModelConfig
+) -> Iterator[Finding]:
     """Triton's core accepts every data type; backends refuse some when the model
     loads. TensorRT has no TYPE_STRING, TYPE_UINT16/32/64, TYPE_INT16 or TYPE_FP64;
     OpenVINO no TYPE_FP64, TYPE_STRING or TYPE_BF16; PyTorch no TYPE_UINT16/32/64 or
@@ -113,9 +121,6 @@ def data_type_unsupported_by_backend(context: ModelContext) -> Iterator[Finding]
         backend: "tensorrt"
         input [ { name: "input_ids" data_type: TYPE_INT32 dims: [ -1 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for tensor in tensors(config):
         problem = _data_type_problem(config, tensor, context.settings.target)
         if problem is not None:

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import config_dims
+from pbtxt_lint.rules.api import (
+    ERROR,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    backend_of,
+    config_dims,
+    rule,
+)
 from pbtxt_lint.rules.tensors.common import may_complete_batching, tensors
-from pbtxt_lint.triton.autofill import backend_of
 
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
 INT64_MAX = 2**63 - 1
 
 
@@ -93,8 +97,9 @@ def reshape_dims_not_positive(context: ModelContext) -> Iterator[Finding]:
     "reshape: { shape: [ ] } (a scalar) on a model with max_batch_size 0.",
     triton="model input '<name>' cannot have empty reshape for non-batching model as "
     "scalar tensors are not supported for <model>",
+    effective=True,
 )
-def empty_reshape_without_batching(context: ModelContext) -> Iterator[Finding]:
+def empty_reshape_without_batching(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An empty reshape turns the tensor into a scalar for the model. Without batching
     the tensor Triton passes would then have no dimension at all, which Triton does not
     support. With max_batch_size > 0 the batch dimension remains. In auto-complete
@@ -108,8 +113,7 @@ def empty_reshape_without_batching(context: ModelContext) -> Iterator[Finding]:
         max_batch_size: 8
         input [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] reshape: { shape: [ ] } } ]
     """
-    config = context.effective
-    if config is None or config.max_batch_size != 0:
+    if config.max_batch_size != 0:
         return
     maybe = may_complete_batching(context, config)
     note = f" (unless backend '{backend_of(config)}' fills max_batch_size from the model)"
@@ -191,8 +195,9 @@ def reshape_problem(dims: Sequence[int], shape: Sequence[int]) -> str | None:
     triton="model input '<name>' has different size for dims and reshape for <model> / "
     "... has different number of variable-size dimensions for dims and reshape / element "
     "count for tensor '<name> dims' exceeds maximum size of 9223372036854775807",
+    effective=True,
 )
-def reshape_size_mismatch(context: ModelContext) -> Iterator[Finding]:
+def reshape_size_mismatch(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`reshape` only changes how the same elements are laid out: the element counts
     must match, both or neither must contain -1, with the same number of -1s and the
     same product of fixed sizes between them ([2, 4, -1, 6] -> [8, -1, 1, 6] is fine).
@@ -203,9 +208,6 @@ def reshape_size_mismatch(context: ModelContext) -> Iterator[Finding]:
     Good:
         input [ { name: "x" data_type: TYPE_FP32 dims: [ 6 ] reshape: { shape: [ 2, 3 ] } } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for tensor in tensors(config):
         dims, shape = list(tensor.io.dims), list(tensor.io.reshape.shape)
         if not tensor.io.HasField("reshape") or not dims or _invalid(dims) or _invalid(shape):

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, rule
-from pbtxt_lint.rules.common import TENSORRT_PLATFORM, config_dims
+from pbtxt_lint.rules.api import (
+    ERROR,
+    INFO,
+    TENSORRT_PLATFORM,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    backend_of,
+    config_dims,
+    rule,
+)
 from pbtxt_lint.rules.tensors.common import Tensor, tensors
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput
-from pbtxt_lint.triton.autofill import backend_of
 
-ERROR, INFO = Severity.ERROR, Severity.INFO
 _IMAGE_FORMATS = (ModelInput.FORMAT_NHWC, ModelInput.FORMAT_NCHW)
 
 
@@ -34,8 +38,9 @@ def _runs_on(config: ModelConfig) -> str:
     ERROR,
     "format FORMAT_NHWC/FORMAT_NCHW on an input that does not have exactly 3 dims.",
     triton="model input NHWC/NCHW require 3 dims for <model>",
+    effective=True,
 )
-def image_format_rank(context: ModelContext) -> Iterator[Finding]:
+def image_format_rank(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """An image format describes 3 dimensions (channels, height, width in some order),
     without the batch dimension.
 
@@ -46,9 +51,6 @@ def image_format_rank(context: ModelContext) -> Iterator[Finding]:
         max_batch_size: 8
         input [ { name: "img" data_type: TYPE_FP32 format: FORMAT_NCHW dims: [ 3, 224, 224 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for index, model_input in enumerate(config.input):
         if model_input.format in _IMAGE_FORMATS and len(model_input.dims) != 3:
             tensor = Tensor("input", index, model_input)
@@ -68,8 +70,9 @@ def image_format_rank(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "is_shape_tensor on a model that is not TensorRT.",
     triton="shape tensors are only supported for TensorRT platform for <model>",
+    effective=True,
 )
-def shape_tensor_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
+def shape_tensor_not_tensorrt(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Shape tensors are a TensorRT engine feature; every other platform, ensembles
     included, is refused when a tensor is marked `is_shape_tensor: true`.
 
@@ -80,8 +83,7 @@ def shape_tensor_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
         backend: "onnxruntime"
         input [ { name: "shape" data_type: TYPE_INT64 dims: [ 2 ] } ]
     """
-    config = context.effective
-    if config is None or config.platform == TENSORRT_PLATFORM:
+    if config.platform == TENSORRT_PLATFORM:
         return
     for tensor in tensors(config):
         if tensor.io.is_shape_tensor:
@@ -100,8 +102,9 @@ def shape_tensor_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "is_non_linear_format_io on a model that is not TensorRT.",
     triton="Non-linear IO format is only supported for the TensorRT platform for <model>",
+    effective=True,
 )
-def non_linear_io_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
+def non_linear_io_not_tensorrt(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Non-linear (vectorized, e.g. CHW32 or HWC8) tensor formats exist only in
     TensorRT engines.
 
@@ -112,8 +115,7 @@ def non_linear_io_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
         backend: "python"
         input [ { name: "x" data_type: TYPE_FP16 dims: [ 3, 8, 8 ] } ]
     """
-    config = context.effective
-    if config is None or config.platform == TENSORRT_PLATFORM:
+    if config.platform == TENSORRT_PLATFORM:
         return
     for tensor in tensors(config):
         if tensor.io.is_non_linear_format_io:
@@ -132,8 +134,9 @@ def non_linear_io_not_tensorrt(context: ModelContext) -> Iterator[Finding]:
     ERROR,
     "A TensorRT non-linear format tensor without exactly 3 dims.",
     triton="Non-linear IO format input requires 3 dims for <model>",
+    effective=True,
 )
-def non_linear_io_rank(context: ModelContext) -> Iterator[Finding]:
+def non_linear_io_rank(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """TensorRT's vectorized formats (CHW2/4/16/32, HWC8, ...) are 3-dimensional
     images, batch dimension excluded.
 
@@ -146,8 +149,7 @@ def non_linear_io_rank(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "x" data_type: TYPE_FP16 dims: [ 3, 224, 224 ]
                   is_non_linear_format_io: true } ]
     """
-    config = context.effective
-    if config is None or config.platform != TENSORRT_PLATFORM:
+    if config.platform != TENSORRT_PLATFORM:
         return  # elsewhere PL210 already refuses the flag
     for tensor in tensors(config):
         if tensor.io.is_non_linear_format_io and len(tensor.io.dims) != 3:
@@ -183,8 +185,9 @@ def _layout(dims: tuple[int, ...]) -> str | None:
     INFO,
     "format FORMAT_NHWC/FORMAT_NCHW whose dims read as the other layout; no backend acts on "
     "the format.",
+    effective=True,
 )
-def image_format_ignored(context: ModelContext) -> Iterator[Finding]:
+def image_format_ignored(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton only checks that a formatted input has 3 dims (PL208) and reports the
     format in the model metadata for clients; no backend transposes or interprets it,
     so the model itself must expect the layout its dims have. Reported when the dims
@@ -199,9 +202,6 @@ def image_format_ignored(context: ModelContext) -> Iterator[Finding]:
     Good:
         input [ { name: "img" data_type: TYPE_FP32 format: FORMAT_NCHW dims: [ 3, 224, 224 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for index, model_input in enumerate(config.input):
         if model_input.format not in _IMAGE_FORMATS or len(model_input.dims) != 3:
             continue

@@ -11,16 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Severity,
+    Stage,
+    backend_of,
+    rule,
+)
 from pbtxt_lint.rules.tensors.common import Tensor, may_complete_batching
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput
-from pbtxt_lint.triton.autofill import backend_of
-from pbtxt_lint.triton.backends import BACKENDS
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def _optional_problem(config: ModelConfig, model_input: ModelInput) -> tuple[str, Severity] | None:
@@ -68,8 +72,9 @@ def _optional_problem(config: ModelConfig, model_input: ModelInput) -> tuple[str
     "support optional input",
     stage=Stage.LOAD,
     backend=("onnxruntime", "tensorrt", "openvino", "tensorflow", "dali", "pytorch"),
+    effective=True,
 )
-def optional_input_unsupported(context: ModelContext) -> Iterator[Finding]:
+def optional_input_unsupported(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Only backends that opt in accept `optional: true`: ONNX Runtime (and only with
     max_batch_size 0 and without allow_ragged_batch: "optional input '<name>' is not
     supported for models that support batching"), Python and every Python-based
@@ -86,9 +91,6 @@ def optional_input_unsupported(context: ModelContext) -> Iterator[Finding]:
         backend: "tensorrt"
         input [ { name: "mask" data_type: TYPE_INT32 dims: [ -1 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for index, model_input in enumerate(config.input):
         if not model_input.optional:
             continue
@@ -108,8 +110,9 @@ def optional_input_unsupported(context: ModelContext) -> Iterator[Finding]:
     "ragged-batch-without-batching",
     INFO,
     "allow_ragged_batch on a model that never batches requests.",
+    effective=True,
 )
-def ragged_batch_without_batching(context: ModelContext) -> Iterator[Finding]:
+def ragged_batch_without_batching(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`allow_ragged_batch` lets the dynamic batcher combine requests whose shapes
     differ. With max_batch_size 0, or without dynamic_batching or sequence_batching,
     Triton never combines requests, and on an ensemble's inputs the flag is ignored
@@ -125,8 +128,7 @@ def ragged_batch_without_batching(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] allow_ragged_batch: true } ]
         dynamic_batching { }
     """
-    config = context.effective
-    if config is None or may_complete_batching(context, config):
+    if may_complete_batching(context, config):
         return
     if not backend_of(config):
         why = "Triton ignores it on an ensemble's inputs; set it on the composing model's input"

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Severity,
+    Stage,
+    backend_of,
+    rule,
+)
 from pbtxt_lint.rules.tensors.common import first_group_may_be_gpu, tensors
-from pbtxt_lint.schema import ModelConfig
-from pbtxt_lint.triton.autofill import backend_of
-from pbtxt_lint.triton.backends import BACKENDS
-
-ERROR, INFO = Severity.ERROR, Severity.INFO
 
 
 def _missing_field(
@@ -34,7 +38,7 @@ def _missing_field(
     never completed. Other backends (TensorFlow, Python-based ones such as vllm,
     custom C++ backends) may complete the config themselves: a warning.
     """
-    if context.strict:
+    if not context.auto_complete:
         return ERROR, "with --disable-auto-complete-config nothing fills it in"
     backend = backend_of(config)
     if not backend:
@@ -59,8 +63,9 @@ def _missing_field(
     ERROR,
     "An input or output without a name.",
     triton="model input must specify 'name' for <model>",
+    effective=True,
 )
-def tensor_name_missing(context: ModelContext) -> Iterator[Finding]:
+def tensor_name_missing(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Every input and output needs the tensor name the model uses; Triton refuses the
     model otherwise (backends match config tensors to the model by name).
 
@@ -69,9 +74,6 @@ def tensor_name_missing(context: ModelContext) -> Iterator[Finding]:
     Good:
         input [ { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     for tensor in tensors(config):
         if not tensor.io.name:
             yield Finding(
@@ -105,7 +107,7 @@ def _missing_findings(context: ModelContext, field: str, hint: str) -> Iterator[
                 severity=severity,
                 # With auto-complete on, Triton checks inputs and outputs only after the
                 # backend has completed the config, when the model loads.
-                stage=None if context.strict else Stage.LOAD,
+                stage=None if not context.auto_complete else Stage.LOAD,
             )
 
 
@@ -116,7 +118,7 @@ def _filled_by_model_py(
     fills in (emulated from model.py; empty when it was not read or is not literal);
     None when auto_complete_config fails, which is reported on its own."""
     entry = BACKENDS.get(backend_of(config))
-    if context.strict or entry is None or not entry.completes_in_model_py:
+    if not context.auto_complete or entry is None or not entry.completes_in_model_py:
         return set()
     completed = context.completed
     if completed.error is not None:

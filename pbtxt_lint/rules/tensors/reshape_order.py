@@ -13,14 +13,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims
+from pbtxt_lint.rules.api import (
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Stage,
+    config_dims,
+    model_label,
+    rule,
+)
 from pbtxt_lint.rules.tensors.common import tensors
 from pbtxt_lint.rules.tensors.dims import reshape_problem
 
-WARNING = Severity.WARNING
 CHANNELS = (3, 4)
 """RGB and RGBA: a channel axis moved between the ends is an HWC/CHW conversion."""
 
@@ -51,8 +56,9 @@ def _channel_move(dims: Sequence[int], shape: Sequence[int]) -> tuple[str, str] 
     "A reshape that lists the same sizes as dims in another order: it does not transpose, "
     "so the model reads scrambled data.",
     stage=Stage.NEVER,
+    effective=True,
 )
-def reshape_reorders_dims(context: ModelContext) -> Iterator[Finding]:
+def reshape_reorders_dims(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """`reshape` reinterprets the tensor's bytes in another shape without moving any
     value, which is right for adding or removing axes of size 1 or regrouping axes in
     order (`[4, 6]` -> `[24]`). Reordering the same sizes (`[224,224,3]` ->
@@ -66,9 +72,6 @@ def reshape_reorders_dims(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "input" data_type: TYPE_FP32 dims: [ 3, 224, 224 ] } ]
         (and transpose the image to CHW in the client or the preprocessing step)
     """
-    config = context.effective
-    if config is None:
-        return
     for tensor in tensors(config):
         io = tensor.io
         if not io.HasField("reshape"):
@@ -93,7 +96,7 @@ def reshape_reorders_dims(context: ModelContext) -> Iterator[Finding]:
                 f": the {source} image is read as {target}, each plane a mix of rows and colours"
             )
         yield Finding(
-            f"{tensor.label} of model '{context.model.name}': reshape {config_dims(shape)} "
+            f"{tensor.label} of {model_label(context)}: reshape {config_dims(shape)} "
             f"reorders dims {config_dims(dims)}, but reshape never moves data; "
             f"{effect}, so every answer is wrong without any error",
             at=(*tensor.path, "reshape"),

@@ -12,16 +12,22 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.diagnostics import Severity
-from pbtxt_lint.rules.base import Finding, Stage, rule
+from pbtxt_lint.rules.api import (
+    BACKENDS,
+    ERROR,
+    INFO,
+    WARNING,
+    Finding,
+    ModelConfig,
+    ModelContext,
+    Severity,
+    Stage,
+    backend_of,
+    model_label,
+    rule,
+)
 from pbtxt_lint.rules.tensors.common import Tensor, fills_empty_lists, tensors
-from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelOutput
-from pbtxt_lint.triton.autofill import backend_of
-from pbtxt_lint.triton.backends import BACKENDS
-
-ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def _duplicate_consequence(config: ModelConfig, tensor: Tensor) -> tuple[str, Severity]:
@@ -67,8 +73,9 @@ def _duplicate_consequence(config: ModelConfig, tensor: Tensor) -> tuple[str, Se
     triton="input '<name>'  has already appeared as an input or output for <instance> / "
     "expected <n> inputs but got <k> inputs for model '<model>'",
     stage=Stage.LOAD,
+    effective=True,
 )
-def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
+def duplicate_tensor_name(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton's core does not check tensor names for uniqueness at load: it keeps the
     first declaration and ignores the rest, but still counts every non-optional input
     as required, so with a duplicated required input no request can ever be complete
@@ -85,9 +92,6 @@ def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] },
                 { name: "x_ids" data_type: TYPE_INT32 dims: [ 4 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     input_names = {i.name for i in config.input}
     everything = list(tensors(config))
     counts = Counter((t.kind, t.io.name) for t in everything)
@@ -139,8 +143,9 @@ def duplicate_tensor_name(context: ModelContext) -> Iterator[Finding]:
     triton="model configuration must contain at least one input, none were specified.",
     stage=Stage.LOAD,
     backend="pytorch",
+    effective=True,
 )
-def no_inputs_or_outputs(context: ModelContext) -> Iterator[Finding]:
+def no_inputs_or_outputs(context: ModelContext, config: ModelConfig) -> Iterator[Finding]:
     """Triton's core accepts a config without inputs or outputs; the backend decides.
     PyTorch (TorchScript) refuses it when the model loads. In auto-complete mode ONNX
     Runtime, TensorRT, OpenVINO, TensorFlow and DALI fill the missing list from the
@@ -158,16 +163,13 @@ def no_inputs_or_outputs(context: ModelContext) -> Iterator[Finding]:
         input [ { name: "INPUT__0" data_type: TYPE_FP32 dims: [ 4 ] } ]
         output [ { name: "OUTPUT__0" data_type: TYPE_FP32 dims: [ 4 ] } ]
     """
-    config = context.effective
-    if config is None:
-        return
     backend = backend_of(config)
     if not backend or fills_empty_lists(context, config):
         return
     entry = BACKENDS.get(backend)
     if entry is not None and entry.completes_itself:
         return  # vLLM adds its own tensors (PL811 names the ones a strict config lacks)
-    if entry is not None and entry.completes_in_model_py and not context.strict:
+    if entry is not None and entry.completes_in_model_py and context.auto_complete:
         completed = context.completed  # what model.py's auto_complete_config adds
         if completed.error is not None:
             return  # PL664 says why it fails
@@ -186,7 +188,7 @@ def no_inputs_or_outputs(context: ModelContext) -> Iterator[Finding]:
         severity = WARNING
         reason = (
             "--disable-auto-complete-config"
-            if context.strict
+            if not context.auto_complete
             else "it auto-completes only when the first instance group is KIND_GPU"
         )
         why = (
@@ -208,7 +210,7 @@ def no_inputs_or_outputs(context: ModelContext) -> Iterator[Finding]:
     ]
     for kind in missing:
         yield Finding(
-            f"model '{context.model.name}' declares no {kind}; {why}",
+            f"{model_label(context)} declares no {kind}; {why}",
             at=(kind[:-1],),
             hint=f"declare the model's {kind} (name, data_type, dims)",
             severity=severity,

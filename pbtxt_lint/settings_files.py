@@ -7,7 +7,7 @@ checked path, stopping at the folder that holds `.git` or at the filesystem root
 override the file: `--select` replaces its `select`, `--ignore` and `--extend-select`
 add to its lists, every other option replaces the value.
 
-Every mistake in a file is a `ConfigError` naming the file and the key, with a "did you
+Every mistake in a file is a `SettingsError` naming the file and the key, with a "did you
 mean" where one is close: a typo in a config must not silently check nothing.
 """
 
@@ -26,7 +26,7 @@ from pbtxt_lint.storage import is_remote
 from pbtxt_lint.targets import RequestedRelease, UnknownRelease, resolve
 
 if TYPE_CHECKING:
-    from pbtxt_lint.rules.base import PlannedRule, RuleInfo
+    from pbtxt_lint.rules.base import PlannedRule
 
 DEDICATED = ".pbtxt-lint.toml"
 PYPROJECT = "pyproject.toml"
@@ -47,7 +47,7 @@ KEYS = (
 )
 
 
-class ConfigError(Exception):
+class SettingsError(Exception):
     """A usage problem in a configuration file or option: reported, never a traceback."""
 
     def __init__(self, source: str, message: str) -> None:
@@ -55,11 +55,11 @@ class ConfigError(Exception):
         self.source = source
 
 
-def known_rules() -> tuple[RuleInfo, ...]:
-    """Every rule's index row, in code order; no rule module is imported."""
-    from pbtxt_lint.rules.index import INDEX  # deferred: only runs that resolve rules need it
+def known_rules() -> tuple[PlannedRule, ...]:
+    """Every rule, in code order, as the engine plans runs (`rules/catalog.py`)."""
+    from pbtxt_lint.rules import catalog  # deferred: only runs that resolve rules need it
 
-    return INDEX
+    return catalog.known_rules()
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
@@ -94,7 +94,7 @@ def resolve_codes(values: Iterable[str], source: str) -> frozenset[str]:
                 try:
                     codes.add(resolve_code(item, rules))
                 except ValueError as error:
-                    raise ConfigError(source, str(error)) from None
+                    raise SettingsError(source, str(error)) from None
     return frozenset(codes)
 
 
@@ -129,13 +129,13 @@ class Resolved:
     """The settings for a group of paths, with the file they came from and the origins."""
 
     settings: Settings
-    config_file: Path | None
+    settings_file: Path | None
     paths: list[Path] = field(default_factory=list)
     origins: dict[str, Origin] = field(default_factory=dict)
     target: RequestedRelease | None = None
 
 
-def find_config_file(start: Path) -> Path | None:
+def find_settings_file(start: Path) -> Path | None:
     """The nearest `.pbtxt-lint.toml`, or `pyproject.toml` with `[tool.pbtxt-lint]`,
     from `start` up to the folder holding `.git` (or the filesystem root)."""
     folder = start.absolute()
@@ -190,17 +190,17 @@ def load_table(path: Path) -> dict[str, Any]:
     try:
         document: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
-        raise ConfigError(str(path), f"cannot read: {error.strerror or error}") from None
+        raise SettingsError(str(path), f"cannot read: {error.strerror or error}") from None
     except UnicodeDecodeError:
-        raise ConfigError(str(path), "not valid UTF-8") from None
+        raise SettingsError(str(path), "not valid UTF-8") from None
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(str(path), f"invalid TOML: {error}") from None
+        raise SettingsError(str(path), f"invalid TOML: {error}") from None
     if path.name != PYPROJECT:
         return document
     tool = document.get("tool", {})
     table = tool.get("pbtxt-lint", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: tool.pbtxt-lint", "must be a table")
+        raise SettingsError(f"{path}: tool.pbtxt-lint", "must be a table")
     return table
 
 
@@ -211,13 +211,13 @@ def _source(path: Path, key: str) -> str:
 
 def _strings(value: object, where: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(where, 'must be a list of strings, e.g. ["PL1", "PL301"]')
+        raise SettingsError(where, 'must be a list of strings, e.g. ["PL1", "PL301"]')
     return list(value)
 
 
 def _bool(value: object, where: str) -> bool:
     if not isinstance(value, bool):
-        raise ConfigError(where, "must be true or false")
+        raise SettingsError(where, "must be true or false")
     return value
 
 
@@ -235,14 +235,14 @@ def parse_table(table: Mapping[str, Any], path: Path) -> _Layer:
     for key, value in table.items():
         where = _source(path, key)
         if key not in KEYS:
-            raise ConfigError(
+            raise SettingsError(
                 where, f"unknown key '{key}'{did_you_mean(key, KEYS)} (known: {', '.join(KEYS)})"
             )
         if key in ("select", "ignore", "extend-select"):
             layer.values[key] = resolve_codes(_strings(value, where), where)
         elif key == "per-path-ignores":
             if not isinstance(value, dict):
-                raise ConfigError(where, 'must be a table: "glob" = ["PL1", ...]')
+                raise SettingsError(where, 'must be a table: "glob" = ["PL1", ...]')
             layer.values[key] = tuple(
                 PathIgnore(
                     pattern,
@@ -257,29 +257,29 @@ def parse_table(table: Mapping[str, Any], path: Path) -> _Layer:
             layer.values[key] = _bool(value, where)
         elif key == "model-config-name":
             if not isinstance(value, str) or not value:
-                raise ConfigError(where, "must be a non-empty string")
+                raise SettingsError(where, "must be a non-empty string")
             layer.values[key] = value
         elif key == "gpus":
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ConfigError(where, "must be a whole number >= 0")
+                raise SettingsError(where, "must be a whole number >= 0")
             layer.values[key] = value
         elif key == "triton-version":
             if not isinstance(value, str):
-                raise ConfigError(
+                raise SettingsError(
                     where, f'must be a string: triton-version = "{value}" (24.10 is not 24.1)'
                 )
             layer.values[key] = _target(value, where)
         elif key == "python-packages":
             if not isinstance(value, str) or not value:
-                raise ConfigError(where, 'must be a path: python-packages = "requirements.txt"')
+                raise SettingsError(where, 'must be a path: python-packages = "requirements.txt"')
             layer.values[key] = _packages_file(path.parent / value, where)
         elif key == "container":
             if not isinstance(value, str):
-                raise ConfigError(where, 'must be a string: container = "py3"')
+                raise SettingsError(where, 'must be a string: container = "py3"')
             layer.values[key] = _container(value, where)
         elif key == "backends":
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ConfigError(where, 'must be a list of backend names, e.g. ["vllm"]')
+                raise SettingsError(where, 'must be a list of backend names, e.g. ["vllm"]')
             layer.values[key] = _backends(value, where)
     return layer
 
@@ -295,7 +295,7 @@ def _container(value: str, where: str) -> str:
     tag = name.rsplit(":", 1)[-1]
     release, _, flavour = tag.partition("-")
     if flavour in IMAGES and release.replace(".", "").isdigit():
-        raise ConfigError(
+        raise SettingsError(
             where,
             f"'{value}' is an image tag: write container = \"{flavour}\" and "
             f'triton-version = "{release}"',
@@ -307,12 +307,12 @@ def _container(value: str, where: str) -> str:
             if kind == "py3-min"
             else "the client SDK image, not a server image"
         )
-        raise ConfigError(
+        raise SettingsError(
             where,
             f"{kind} is {what}; for an image built from py3-min (compose.py, build.py) write "
             'container = "custom" and list its backends in `backends`',
         )
-    raise ConfigError(
+    raise SettingsError(
         where, f"unknown container '{value}'{did_you_mean(name, IMAGES)} (known: {known})"
     )
 
@@ -326,13 +326,13 @@ def _backends(values: Sequence[str], where: str) -> frozenset[str]:
     for value in values:
         name = value.strip()
         if not name or "/" in name or "\\" in name or name != value:
-            raise ConfigError(
+            raise SettingsError(
                 where, f"'{value}' is not a backend name (a folder name under backends/)"
             )
         platform = PLATFORMS.get(name)
         if platform is not None or name == "ensemble":
             backend = platform.backend if platform is not None else None
-            raise ConfigError(
+            raise SettingsError(
                 where,
                 f"'{name}' is a platform, not a backend"
                 + (f"; its backend is '{backend}'" if backend else "; ensembles need no backend"),
@@ -348,18 +348,18 @@ def _packages_file(path: Path, where: str) -> Path:
     try:
         read_host_packages(path)
     except ProfileError as error:
-        raise ConfigError(where, str(error)) from None
+        raise SettingsError(where, str(error)) from None
     return path
 
 
 def _severities(value: object, where: str) -> tuple[tuple[str, Severity], ...]:
     if not isinstance(value, dict):
-        raise ConfigError(where, 'must be a table: PL301 = "warning"')
+        raise SettingsError(where, 'must be a table: PL301 = "warning"')
     levels = {s.value: s for s in Severity}
     found = []
     for code, level in value.items():
         if level not in levels:
-            raise ConfigError(
+            raise SettingsError(
                 f"{where}.{code}", f"must be one of {', '.join(repr(s) for s in levels)}"
             )
         (resolved,) = resolve_codes([code], f"{where}.{code}")
@@ -371,7 +371,7 @@ def _target(text: str, where: str) -> RequestedRelease:
     try:
         return resolve(text)
     except UnknownRelease as error:
-        raise ConfigError(where, str(error)) from None
+        raise SettingsError(where, str(error)) from None
 
 
 def cli_layer(options: Options) -> _Layer:
@@ -509,7 +509,7 @@ def resolve_settings(
         # A repository in a bucket takes its settings from the working folder (a
         # checkout of the configs, typically), never from files in the bucket.
         start = Path(".") if is_remote(path) else path
-        found = config if config is not None else find_config_file(start)
+        found = config if config is not None else find_settings_file(start)
         key = found.resolve() if found is not None else None
         if key not in groups:
             layer = parse_table(load_table(found), found) if found is not None else None
