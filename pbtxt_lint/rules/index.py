@@ -265,4 +265,9 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL900', 'onnx-input-dim0-not-batch', W, 'An ONNX input whose dim 0 counts something else (boxes, points) on a model with max_batch_size > 0: requests with another count than images fail.', Stage.INFERENCE, True, False, Scope.MODEL_FILES, 'contracts.onnx_batch'),
     RuleInfo('PL901', 'onnx-output-dim0-not-batch', W, 'An ONNX output whose dim 0 counts results over the whole batch (NonMaxSuppression, NonZero) on a model with max_batch_size > 0: each request gets the wrong rows.', Stage.INFERENCE, True, False, Scope.MODEL_FILES, 'contracts.onnx_batch'),
     RuleInfo('PL902', 'onnx-batch-not-axis-0', W, 'An ONNX input whose batch sits at axis 1 ([seq_len, batch, hidden]) on a model with max_batch_size > 0: Triton batches along the sequence.', Stage.INFERENCE, True, False, Scope.MODEL_FILES, 'contracts.onnx_batch'),
+    RuleInfo('PL910', 'bls-input-data-type', W, "A BLS request that sends an input as a NumPy dtype other than the called model's data_type.", Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
+    RuleInfo('PL911', 'bls-input-shape', W, "A BLS request that sends an input with a rank or size the called model's dims refuse.", Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
+    RuleInfo('PL912', 'bls-input-missing', W, 'A BLS request that leaves out a required input of the model it calls.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
+    RuleInfo('PL913', 'bls-output-not-requested', W, 'model.py reads an output from a BLS response that the request did not ask for.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
+    RuleInfo('PL914', 'bls-sequence-without-id', W, 'A BLS request without correlation_id to a model with sequence batching (or an ensemble with such a step).', Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
 )
