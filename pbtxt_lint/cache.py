@@ -8,8 +8,9 @@ graded) is stored under a key of everything it was computed from:
   and folder in the model folder down to `MAX_DEPTH` levels (model files, labels,
   warmup data, environments...);
 - the settings (every field), pbtxt-lint's version and the identity of its own code;
-- for an ensemble, the keys of the models it reads (its steps, their steps...) and
-  the names of every model of the repository (missing models, did-you-mean).
+- for an ensemble, or a model whose checks read other models (a BLS model's callees),
+  the keys of the models it reads (its steps, their steps...) and the names of every
+  model of the repository (missing models, did-you-mean).
 
 A lookup recomputes the key from the disk and returns the stored outcome only when
 every part matches, so a warm run reports exactly what a cold run reports. A model
@@ -59,7 +60,8 @@ class Outcome:
     ensemble: bool = False
     """The model is an ensemble (its key then covers the models it reads)."""
     steps: tuple[str, ...] = ()
-    """The models its ensemble steps name."""
+    """The models its ensemble steps name, then the other models its checks read (a
+    BLS model's callees): its key covers them."""
 
 
 def code_identity() -> str:

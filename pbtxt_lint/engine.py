@@ -160,6 +160,7 @@ class _Plan:
         internal_errors: list[tuple[str, str, str]] = []
         runnable = self.runnable(context)
         found: list[Diagnostic] = []
+        context.workspace.reads.clear()
         for rule in runnable.rules:
             try:  # a bug in a rule must not hide the others
                 findings = list(rule.check(context))
@@ -178,6 +179,9 @@ class _Plan:
         ensemble = effective is not None and is_ensemble(effective)
         if ensemble and effective is not None:
             steps = tuple(s.model_name for s in effective.ensemble_scheduling.step)
+        # The models its checks read (BLS callees...) key its cached result like steps.
+        read = context.workspace.reads - {folder.name, *steps}
+        steps += tuple(sorted(read))
         return Outcome(kept, files, internal_errors, suppressed, ensemble, steps)
 
 

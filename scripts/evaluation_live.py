@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import json
 import os
 import re
@@ -47,6 +48,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +156,51 @@ def send(
         return 0, f"no answer after {timeout:.0f} s: {error}"
 
 
+@contextlib.contextmanager
+def served(
+    repo: Path, server_dir: Path, libs: Path, scratch: Path, wait: float = 60
+) -> Iterator[tuple[int, bool]]:
+    """Serve `repo` on 127.0.0.1 (HTTP only; the log goes to scratch/server.log): yields
+    (port, whether the server came up within `wait` seconds), then stops it."""
+    port = free_port()
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = f"{libs}:{env.get('LD_LIBRARY_PATH', '')}"
+    env["CUDA_VISIBLE_DEVICES"] = ""
+    command = [
+        str(server_dir / "bin" / "tritonserver"),
+        f"--model-repository={repo}",
+        f"--backend-directory={server_dir / 'backends'}",
+        "--allow-grpc=false",
+        "--allow-metrics=false",
+        "--http-address=127.0.0.1",
+        f"--http-port={port}",
+        "--exit-on-error=false",
+    ]
+    with (scratch / "server.log").open("wb") as log:
+        server = subprocess.Popen(
+            command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=scratch,
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + wait
+            ready = False
+            while time.monotonic() < deadline and server.poll() is None:
+                status, _ = _get(port, "/v2/health/live")
+                if status == 200:
+                    ready = True
+                    break
+                time.sleep(0.3)
+            time.sleep(1.0)
+            yield port, ready
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait()
+
+
 def run_case(case: Path, server_dir: Path, libs: Path, numpy_dir: Path) -> list[dict[str, Any]]:
     spec = tomllib.loads((case / "case.toml").read_text(encoding="utf-8"))
     live: list[dict[str, Any]] = spec.get("live", [])
@@ -163,35 +210,7 @@ def run_case(case: Path, server_dir: Path, libs: Path, numpy_dir: Path) -> list[
     with tempfile.TemporaryDirectory(prefix="pbtxt-lint-live-") as tmp:
         scratch = Path(tmp)
         repo = prepare(case, scratch, numpy_dir)
-        port = free_port()
-        env = dict(os.environ)
-        env["LD_LIBRARY_PATH"] = f"{libs}:{env.get('LD_LIBRARY_PATH', '')}"
-        env["CUDA_VISIBLE_DEVICES"] = ""
-        command = [
-            str(server_dir / "bin" / "tritonserver"),
-            f"--model-repository={repo}",
-            f"--backend-directory={server_dir / 'backends'}",
-            "--allow-grpc=false",
-            "--allow-metrics=false",
-            "--http-address=127.0.0.1",
-            f"--http-port={port}",
-            "--exit-on-error=false",
-        ]
-        log = (scratch / "server.log").open("wb")
-        server = subprocess.Popen(
-            command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=scratch,
-            start_new_session=True,
-        )  # fmt: skip
-        try:
-            deadline = time.monotonic() + 60
-            ready = False
-            while time.monotonic() < deadline and server.poll() is None:
-                status, _ = _get(port, "/v2/health/live")
-                if status == 200:
-                    ready = True
-                    break
-                time.sleep(0.3)
-            time.sleep(1.0)
+        with served(repo, server_dir, libs, scratch) as (port, ready):
             for entry in live:
                 if not ready:
                     results.append({"model": entry["model"], "status": -1, "answer": "no server"})
@@ -213,14 +232,6 @@ def run_case(case: Path, server_dir: Path, libs: Path, numpy_dir: Path) -> list[
                     answers = [f.result() for f in futures]
                 for status, answer in answers:
                     results.append({"model": entry["model"], "status": status, "answer": answer})
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
-            log.close()
         server_log = (scratch / "server.log").read_text(encoding="utf-8", errors="replace")
         problems = [
             line for line in server_log.splitlines()

@@ -97,6 +97,20 @@ def test_an_edit_of_a_composing_model_reaches_the_ensemble(
     assert {d.message for d in warm.diagnostics} == before
 
 
+def test_an_edit_of_a_model_a_bls_model_calls_reaches_it(tmp_path: Path) -> None:
+    """PL831 reads the callee's config from the BLS model's checks: the BLS model's
+    cached result must follow the callee."""
+    case = next(c for c in all_cases() if c.code == "PL831" and c.name == "pass_same_release")
+    root = tmp_path / "case"
+    shutil.copytree(materialize(case, tmp_path / "scratch"), root)
+    cache = tmp_path / "cache"
+    assert not check_same([root], Settings(), cache).diagnostics
+    preprocessing = root / "preprocessing" / "config.pbtxt"
+    preprocessing.write_text(preprocessing.read_text().replace("IS_VIDEO_INPUT", "IS_VIDEO"))
+    warm = check_same([root], Settings(), cache)
+    assert [d.code for d in warm.diagnostics] == ["PL831"]
+
+
 def test_a_model_file_change_is_seen(tmp_path: Path) -> None:
     case = next(c for c in all_cases() if c.code == "PL601" and not c.should_fail)
     root = tmp_path / "case"

@@ -81,6 +81,10 @@ class Workspace:
         self._contexts: dict[str, ModelContext] = {}
         self._errors: dict[str, ModelError | None] = {}
         self._checking: set[str] = set()
+        self.reads: set[str] = set()
+        """The names of the models looked up through `model` since the engine last
+        cleared it: what one model's checks read of others (its result-cache key
+        covers them, as it covers an ensemble's steps)."""
 
     def context(self, folder: ModelFolder) -> ModelContext:
         """The context of a model folder of this repository."""
@@ -91,6 +95,7 @@ class Workspace:
 
     def model(self, name: str) -> ModelContext | None:
         """The context of model `name`, None if the repository has no such folder."""
+        self.reads.add(name)
         folder = self.repository.model(name)
         return self.context(folder) if folder is not None else None
 

@@ -420,12 +420,20 @@ BACKENDS: Mapping[str, Backend] = {
         _unchecked("identity", "identity_backend", ships_in=_FULL, optional_inputs=True),
         _unchecked("repeat", "repeat_backend", ships_in=_FULL),
         _unchecked("square", "square_backend", ships_in=_FULL),
-        # tensorrtllm_backend's ModelState does not refuse optional inputs.
-        _unchecked(
+        # tensorrtllm_backend inflight_batcher_llm/src (census/tensorrtllm.toml): no
+        # auto-complete (TRITONBACKEND_ModelInitialize never sets a config), optional inputs
+        # accepted, no optimization field read, as many responses as it likes; it reads
+        # inputs by name (never the config's dims), keeps no Triton state and computes no
+        # batch_input. Its `parameters` depend on the TensorRT-LLM release, so they are
+        # triton/tensorrtllm.py's CPP_PARAMETERS, checked by PL825-PL828, not `parameters`.
+        Backend(
             "tensorrtllm",
-            "tensorrtllm_backend",
+            published="tensorrtllm_backend",
             ships_in=(Shipped("trtllm-python-py3", (2, 39)),),
             optional_inputs=True,
+            checks_dims=False,
+            implicit_state=False,
+            batch_inputs=False,
         ),
         # vllm_backend: a Python-based backend whose model.py adds its I/O at load.
         _unchecked(

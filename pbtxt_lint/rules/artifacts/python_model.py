@@ -176,7 +176,7 @@ def python_execute_missing(context: ModelContext) -> Iterator[Finding]:
     triton="AttributeError: 'NoneType' object has no attribute 'as_numpy'",
     needs_config=False,
     scope=Scope.MODEL_FILES,
-    backend="python",
+    backend=("python", "tensorrtllm"),  # and TensorRT-LLM's postprocessing model.py
 )
 def python_tensor_name_unknown(context: ModelContext) -> Iterator[Finding]:
     """The Python backend never compares the code with the config, so a renamed tensor

@@ -8,4 +8,11 @@ PL800-PL824 vLLM, PL825-PL859 TensorRT-LLM (the backend and its Python models),
 PL860-PL879 PyTorch, PL880-PL899 the other backends.
 """
 
-MODULES: tuple[str, ...] = ("pytorch_naming", "pytorch_forward", "pytorch_threads")
+MODULES: tuple[str, ...] = (
+    "tensorrtllm_parameters",
+    "tensorrtllm_tensors",
+    "tensorrtllm_pipeline",
+    "pytorch_naming",
+    "pytorch_forward",
+    "pytorch_threads",
+)
