@@ -276,4 +276,3 @@ def _correlation(call: ast.Call) -> bool | None:
     if given is None:
         return False
     return not (isinstance(given, ast.Constant) and given.value in (0, ""))
-

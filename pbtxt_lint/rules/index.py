@@ -143,7 +143,7 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL524', 'decoupled-fan-in', E, "A step (or the ensemble's outputs) combining tensors from different decoupled steps.", Stage.LOAD, True, False, Scope.ENSEMBLE, 'ensembles.types'),
     RuleInfo('PL525', 'composing-io-unknown', I, "A step not checked because its model's inputs and outputs are completed at load.", Stage.NEVER, True, False, Scope.ENSEMBLE, 'ensembles.composing'),
     RuleInfo('PL526', 'ensemble-decoupled-ignored', I, 'model_transaction_policy.decoupled on an ensemble, which Triton recomputes.', Stage.NEVER, True, False, Scope.ENSEMBLE, 'ensembles.config'),
-    RuleInfo('PL527', 'ensemble-batch-into-fixed-step', W, 'A batching step feeding a step without batching whose first dim is fixed, in an ensemble that accepts larger batches: larger requests fail at that step.', Stage.INFERENCE, True, False, Scope.ENSEMBLE, 'ensembles.runtime'),
+    RuleInfo('PL527', 'ensemble-batch-into-fixed-step', W, "The request's batch (an ensemble input, or a batching step's output) feeding a step without batching that takes one batch size: larger requests fail at that step.", Stage.INFERENCE, True, False, Scope.ENSEMBLE, 'ensembles.runtime'),
     RuleInfo('PL528', 'ensemble-variable-into-fixed', I, 'A step output declared -1 feeding a step input of fixed size: requests fail whenever the producer makes another size.', Stage.INFERENCE, True, False, Scope.ENSEMBLE, 'ensembles.runtime'),
     RuleInfo('PL529', 'ensemble-sequence-step', I, 'An ensemble with a step that uses sequence batching: every ensemble request needs a sequence ID.', Stage.INFERENCE, True, False, Scope.ENSEMBLE, 'ensembles.runtime'),
     RuleInfo('PL600', 'artifact-missing', E, 'The model file Triton opens for a loaded version does not exist.', Stage.LOAD, False, False, Scope.MODEL_FILES, 'artifacts.files'),
@@ -280,4 +280,6 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL912', 'bls-input-missing', W, 'A BLS request that leaves out a required input of the model it calls.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
     RuleInfo('PL913', 'bls-output-not-requested', W, 'model.py reads an output from a BLS response that the request did not ask for.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
     RuleInfo('PL914', 'bls-sequence-without-id', W, 'A BLS request without correlation_id to a model with sequence batching (or an ensemble with such a step).', Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
+    RuleInfo('PL920', 'ensemble-streaming-only', I, 'An ensemble with a decoupled step: Triton makes it decoupled, so plain HTTP /infer and gRPC ModelInfer requests to it fail.', Stage.INFERENCE, True, False, Scope.ENSEMBLE, 'contracts.pipelines'),
+    RuleInfo('PL921', 'batching-needs-equal-shapes', I, 'A queue delay for dynamic batching on a Python or DALI model with a variable-size input that does not allow ragged batches: only requests of equal shapes are batched.', Stage.INFERENCE, True, False, Scope.ANY, 'contracts.batching'),
 )

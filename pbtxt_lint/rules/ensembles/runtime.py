@@ -32,6 +32,7 @@ from pbtxt_lint.rules.ensembles.common import INFO, WARNING, ensemble_finding, e
 from pbtxt_lint.triton.autofill import backend_of
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
+    from pbtxt_lint.analysis.contract import BatchEdge
     from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Step
 
 INFERENCE = Stage.INFERENCE
@@ -182,8 +183,8 @@ def _message(edge: Edge, verdict: Verdict) -> str:
     "PL527",
     "ensemble-batch-into-fixed-step",
     WARNING,
-    "A batching step feeding a step without batching whose first dim is fixed, in an "
-    "ensemble that accepts larger batches: larger requests fail at that step.",
+    "The request's batch (an ensemble input, or a batching step's output) feeding a step "
+    "without batching that takes one batch size: larger requests fail at that step.",
     triton="in ensemble '<ensemble>', [request id: <id_unknown>] unexpected shape for input "
     "'<input>' for model '<model>'. Expected [...], got [...]",
     stage=INFERENCE,
@@ -194,7 +195,11 @@ def ensemble_batch_into_fixed_step(context: ModelContext) -> Iterator[Finding]:
     first axis is the request's batch. Triton's ensemble check lets that -1 meet the
     fixed first dim of a next step without batching (`dims: [ 1, 16 ]`), but that
     step's shape check then refuses every request whose batch is larger, although
-    the ensemble's own max_batch_size promised to accept it.
+    the ensemble's own max_batch_size promised to accept it. The same holds for an
+    ensemble input read directly by such a step, and for a step whose dims lack the
+    batch axis (`dims: [ 16 ]`): Triton strips the batch axis only from a batch of 1
+    (`EnsembleContext::ReshapeTensorDims`), so it works for batch 1 and fails for
+    every larger batch.
 
     Bad:
         ensemble max_batch_size: 16
@@ -206,6 +211,10 @@ def ensemble_batch_into_fixed_step(context: ModelContext) -> Iterator[Finding]:
     graph = ensemble_graph(context)
     if graph is None:
         return
+    hint = (
+        "give the consumer batching (max_batch_size > 0 and dims without the batch), or "
+        "lower the ensemble's max_batch_size to what it takes"
+    )
     for edge in variable_edges(graph):
         verdict = _verdict(graph, edge)
         if verdict is None or not verdict.certain:
@@ -214,10 +223,51 @@ def ensemble_batch_into_fixed_step(context: ModelContext) -> Iterator[Finding]:
             context,
             _message(edge, verdict),
             edge.consumer.path,
-            "give the consumer batching (max_batch_size > 0 and dims without the batch), or "
-            "lower the ensemble's max_batch_size to what it takes",
+            hint,
             marks=[(edge.consumer, f"{_shape(edge.made)} into {_shape(edge.wanted)}")],
         )
+    # The request's batch followed from the ensemble's inputs (analysis.contract): an
+    # ensemble input read directly, and a step whose dims lack the batch axis.
+    from pbtxt_lint.analysis.contract import batch_edges
+
+    for batch in batch_edges(graph):
+        if batch.producer.step is not None and not batch.stripped:
+            continue  # a batching step into a fixed dim 0: the edges above
+        yield ensemble_finding(
+            context,
+            _batch_message(graph, batch),
+            batch.consumer.path,
+            hint,
+            marks=[(batch.consumer, f"a batch into {_shape(batch.wanted)}")],
+        )
+
+
+def _batch_message(graph: EnsembleGraph, batch: BatchEdge) -> str:
+    consumer = batch.consumer
+    assert consumer.step is not None
+    full = _shape((VARIABLE, *batch.item))
+    if batch.producer.step is None:
+        made = f"ensemble input `{batch.producer.tensor}` {full} carries the request's batch"
+    else:
+        made = (
+            f"{batch.producer.step.label} batches requests and writes "
+            f"`{batch.producer.tensor}` as {full}"
+        )
+    size = 2 if batch.stripped else batch.takes + 1
+    got = _shape((size, *batch.item))
+    why = (
+        "Triton strips the batch axis only from a batch of 1"
+        if batch.stripped
+        else f"it takes exactly {batch.takes} there"
+    )
+    return (
+        f"{made} (the ensemble accepts batches up to {graph.max_batch_size}), and "
+        f"{consumer.step.label} reads it as `{consumer.port}` {_shape(batch.wanted)} with "
+        f'max_batch_size 0: {why}, so a request with a batch of {size} fails with "in '
+        f"ensemble '{graph.name}', [request id: <id_unknown>] unexpected shape for input "
+        f"'{consumer.port}' for model '{consumer.step.model_name}'. Expected "
+        f'{_shape(batch.wanted)}, got {got}"'
+    )
 
 
 @rule(
