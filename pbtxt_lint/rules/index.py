@@ -182,7 +182,7 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL655', 'python-bls-decoupled-callee', W, 'A BLS exec() without decoupled=True on a model that is decoupled: every call fails.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'artifacts.python_bls'),
     RuleInfo('PL657', 'python-output-size-constant', W, "model.py fixes an output axis to a size other than the config's or the next step's.", Stage.NEVER, True, False, Scope.MODEL_FILES, 'artifacts.python_shapes'),
     RuleInfo('PL658', 'python-output-size-from-request', W, 'model.py sizes an output axis from the request where the next step wants a fixed size.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'artifacts.python_shapes'),
-    RuleInfo('PL659', 'python-output-omitted', W, 'model.py answers some requests without a declared output it sends on other paths.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'artifacts.python_omitted'),
+    RuleInfo('PL659', 'python-output-omitted', W, 'model.py answers without a declared output: on some paths, or, where an ensemble reads it, on every path.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'artifacts.python_omitted'),
     RuleInfo('PL660', 'python-syntax-error', E, 'A Python model file that does not parse.', Stage.LOAD, False, False, Scope.MODEL_FILES, 'artifacts.python_model'),
     RuleInfo('PL661', 'python-model-class-missing', E, 'A Python model file without a TritonPythonModel class.', Stage.LOAD, False, False, Scope.MODEL_FILES, 'artifacts.python_model'),
     RuleInfo('PL662', 'python-execute-missing', W, 'A TritonPythonModel without an execute method: every request fails.', Stage.INFERENCE, False, False, Scope.MODEL_FILES, 'artifacts.python_model'),
