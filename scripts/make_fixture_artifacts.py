@@ -567,10 +567,18 @@ YOLO_NMS = Ops(  # a detector exported with NMS inside: one row per detection ov
         ),
     ),
     constants=(
-        ("pred_shape", (0, 6, -1)), ("box_start", (0,)), ("box_end", (4,)),
-        ("last_axis", (2,)), ("score_start", (4,)), ("score_end", (6,)), ("max_boxes", (100,)),
-        ("zero", (0,)), ("one", (1,)), ("two", (2,)), ("flat_boxes", (-1, 4)),
-    ),  # fmt: skip
+        ("pred_shape", (0, 6, -1)),
+        ("box_start", (0,)),
+        ("box_end", (4,)),
+        ("last_axis", (2,)),
+        ("score_start", (4,)),
+        ("score_end", (6,)),
+        ("max_boxes", (100,)),
+        ("zero", (0,)),
+        ("one", (1,)),
+        ("two", (2,)),
+        ("flat_boxes", (-1, 4)),
+    ),
     weights=(("model.weight", (6, 3, 8, 8)), ("iou_threshold", (1,)), ("score_threshold", (1,))),
 )
 ROI_HEAD = Ops(  # a second-stage head: feature maps per image, boxes with their image index
@@ -606,7 +614,15 @@ BERT_RENAMED = Ops(  # three inputs whose batch dim each exporter pass named its
 LSTM_TIME_MAJOR = Ops(  # torch.nn.LSTM(80, 32) exported as is: [seq_len, batch, features]
     (("features", FLOAT, ("seq_len", "batch", 80)),),
     (("encoder_out", FLOAT, ("seq_len", 1, "batch", 32)),),
-    (("/lstm/LSTM", "LSTM", ("features", "lstm.W", "lstm.R"), ("encoder_out",), {"hidden_size": 32}),),
+    (
+        (
+            "/lstm/LSTM",
+            "LSTM",
+            ("features", "lstm.W", "lstm.R"),
+            ("encoder_out",),
+            {"hidden_size": 32},
+        ),
+    ),
     weights=(("lstm.W", (1, 128, 80)), ("lstm.R", (1, 128, 32))),
 )
 LSTM_BATCH_FIRST = Ops(  # batch_first=True: torch.onnx transposes around the LSTM node

@@ -28,7 +28,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pbtxt_lint.analysis.context import ModelContext, Workspace
-from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Step, describe_model
+from pbtxt_lint.analysis.ensemble import (
+    Endpoint,
+    EnsembleGraph,
+    Step,
+    build_graph,
+    describe_model,
+)
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 from pbtxt_lint.triton.autofill import backend_of, is_ensemble
@@ -96,6 +102,17 @@ class TensorContract:
 
 
 @dataclass(frozen=True)
+class BatchLimit:
+    """A step of an ensemble that takes the request's batch for one size only (`BatchEdge`)."""
+
+    step: str
+    port: str
+    wanted: tuple[int, ...]
+    item: tuple[int, ...]
+    takes: int
+
+
+@dataclass(frozen=True)
 class ModelContract:
     """What Triton promises about a model to its requests, its ensembles and its BLS callers."""
 
@@ -118,6 +135,8 @@ class ModelContract:
     source: str
     """Where the inputs and outputs come from, for messages."""
     why_unknown: str = ""
+    batch_limits: tuple[BatchLimit, ...] = ()
+    """For an ensemble: steps without batching that take one batch size of the request's."""
 
     @property
     def max_batch_size(self) -> int:
@@ -170,9 +189,16 @@ def _model_contract(context: ModelContext) -> ModelContract | None:
         for io in config.output
     }
     decoupled_models: tuple[str, ...] = ()
+    limits: tuple[BatchLimit, ...] = ()
     if is_ensemble(config):
         name = context.model.name
         decoupled_models = _decoupled_steps(context.workspace, config, frozenset({name}))
+        graph = build_graph(context)
+        limits = tuple(
+            BatchLimit(e.consumer.step.model_name, e.consumer.port, e.wanted, e.item, e.takes)
+            for e in (batch_edges(graph) if graph is not None else ())
+            if e.consumer.step is not None
+        )
     return ModelContract(
         context.model.name,
         config,
@@ -185,6 +211,7 @@ def _model_contract(context: ModelContext) -> ModelContract | None:
         decoupled_models,
         _source(context),
         completed.reason,
+        limits,
     )
 
 

@@ -62,19 +62,20 @@ def output_count(path: Path, inputs: Sequence[TensorSpec], output: str) -> Verdi
 
 
 def input_count(path: Path, inputs: Sequence[TensorSpec], counted: Sequence[str]) -> Verdict:
-    """Whether the model takes the `counted` inputs with another dim 0 than the rest."""
+    """Whether the model takes the `counted` inputs with another dim 0 than the rest: 3
+    rows of them with a batch of 2 (not 1, which broadcasting would accept)."""
     names = ", ".join(f"'{name}'" for name in counted)
     try:
-        _run(path, _feeds(inputs, {}, 1))  # the control: one row of everything runs
+        _run(path, _feeds(inputs, {}, 2))  # the control: every dim 0 alike runs
     except _CannotRun as why:
         return Verdict(False, f"--deep could not run the model: {why}")
     try:
-        _run(path, _feeds(inputs, dict.fromkeys(counted, 3), 1))
+        _run(path, _feeds(inputs, dict.fromkeys(counted, 3), 2))
     except _Refused:
-        return Verdict(True, f"--deep: the model refused 3 rows of {names} with a batch of 1")
+        return Verdict(True, f"--deep: the model refused 3 rows of {names} with a batch of 2")
     except _CannotRun as why:
         return Verdict(False, f"--deep could not run the model: {why}")
-    return Verdict(False, f"confirmed by --deep: the model ran a batch of 1 with 3 rows of {names}")
+    return Verdict(False, f"confirmed by --deep: the model ran a batch of 2 with 3 rows of {names}")
 
 
 def _feeds(

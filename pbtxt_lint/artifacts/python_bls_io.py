@@ -110,7 +110,7 @@ class _Reader:
             complete = given is not None and self.tensors(given, scope, found, 0)
             tensors = tuple(
                 BlsTensor(string_literal(argument(t, 0, "name")), t.lineno, t.col_offset)
-                for t in dict.fromkeys(found)
+                for t in sorted(dict.fromkeys(found), key=lambda t: (t.lineno, t.col_offset))
             )
             complete = complete and all(t.name is not None for t in tensors)
             yield BlsRequest(
