@@ -256,3 +256,36 @@ def test_request_rows_of_an_input_that_counts_rois(tmp_path: Path) -> None:
         ("batch-axis", "warning"),
     ]
     assert "dim 0 of 'rois' counts num_rois" in problems[0].message
+
+
+RANGES = """
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def execute(self, requests):
+        image = pb_utils.get_input_tensor_by_name(requests[0], "image").as_numpy()
+        width = image.shape[1]
+        xs = pb_utils.get_input_tensor_by_name(requests[0], "xs").as_numpy()
+        scaled = xs * width
+        channels = xs * image.shape[2]
+        return [
+            pb_utils.InferenceResponse(
+                [
+                    pb_utils.Tensor("x", scaled.astype(np.uint8)),
+                    pb_utils.Tensor("y", (xs * 640).round()),
+                    pb_utils.Tensor("z", np.clip(xs * 640, 0, 255)),
+                    pb_utils.Tensor("c", channels),
+                    pb_utils.Tensor("m", (xs * 640) % 256),
+                ]
+            )
+        ]
+"""
+
+
+def test_scaled_values_are_found_and_clips_respected() -> None:
+    from pbtxt_lint.artifacts.python_ranges import scaled_tensors
+
+    found = {s.name: s.by for s in scaled_tensors(ast.parse(textwrap.dedent(RANGES)))}
+    assert found == {"x": "width = image.shape[1] (line 9)", "y": "640 (line 17)"}

@@ -280,6 +280,7 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL912', 'bls-input-missing', W, 'A BLS request that leaves out a required input of the model it calls.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
     RuleInfo('PL913', 'bls-output-not-requested', W, 'model.py reads an output from a BLS response that the request did not ask for.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
     RuleInfo('PL914', 'bls-sequence-without-id', W, 'A BLS request without correlation_id to a model with sequence batching (or an ensemble with such a step).', Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.bls'),
+    RuleInfo('PL915', 'python-output-overflows-type', W, 'model.py sends pixel-scaled values (boxes, keypoints) in an 8-bit output type: every value past 255 wraps around.', Stage.NEVER, True, False, Scope.MODEL_FILES, 'contracts.values'),
     RuleInfo('PL920', 'ensemble-streaming-only', I, 'An ensemble with a decoupled step: Triton makes it decoupled, so plain HTTP /infer and gRPC ModelInfer requests to it fail.', Stage.INFERENCE, True, False, Scope.ENSEMBLE, 'contracts.pipelines'),
     RuleInfo('PL921', 'batching-needs-equal-shapes', I, 'A queue delay for dynamic batching on a Python or DALI model with a variable-size input that does not allow ragged batches: only requests of equal shapes are batched.', Stage.INFERENCE, True, False, Scope.ANY, 'contracts.batching'),
 )
