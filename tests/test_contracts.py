@@ -289,3 +289,22 @@ def test_scaled_values_are_found_and_clips_respected() -> None:
 
     found = {s.name: s.by for s in scaled_tensors(ast.parse(textwrap.dedent(RANGES)))}
     assert found == {"x": "width = image.shape[1] (line 9)", "y": "640 (line 17)"}
+
+
+def test_deep_reports_an_input_only_the_run_tells_apart(tmp_path: Path) -> None:
+    """Auto-named dims (`input01_dynamic_axes_1`) say nothing; --deep runs the model."""
+    pytest.importorskip("onnxruntime", reason="the onnxruntime extra is not installed")
+    from pbtxt_lint.linter import lint
+    from pbtxt_lint.settings import Settings
+
+    case = Path(__file__).parent / "heldout" / "contracts" / "m_ens_boxes_beside_batched_images"
+    cnn = case / "repo" / "cnn_model"
+    model = tmp_path / "cnn_model"
+    (model / "1").mkdir(parents=True)
+    (model / "1" / "model.onnx").write_bytes((cnn / "1" / "model.onnx").read_bytes())
+    (model / "config.pbtxt").write_text((cnn / "config.pbtxt").read_text())
+    default = lint([tmp_path], Settings(select=frozenset({"PL900"})))
+    assert [d.code for d in default.diagnostics] == []
+    deep = lint([tmp_path], Settings(select=frozenset({"PL900"}), deep=True))
+    assert [d.code for d in deep.diagnostics] == ["PL900"]
+    assert "confirmed by --deep" in deep.diagnostics[0].message

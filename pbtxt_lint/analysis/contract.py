@@ -32,6 +32,7 @@ from pbtxt_lint.analysis.ensemble import (
     Endpoint,
     EnsembleGraph,
     Step,
+    TensorType,
     build_graph,
     describe_model,
 )
@@ -75,6 +76,10 @@ class BatchFact:
     """The graph shows it; else only the dim names suggest it."""
     follows: str = ""
     """For an output: the input whose dim 0 it carries (the finding is that input's)."""
+    suspect: str = ""
+    """For an input whose dim 0 the names call a batch but the graph never ties to the
+    other inputs' (`input01_dynamic_axes_1` beside `input00_dynamic_axes_1`): why only
+    running the model (`--deep`) can tell whether it counts something else."""
 
 
 UNKNOWN = BatchFact(Batch.UNKNOWN)
@@ -421,6 +426,15 @@ def _input_fact(
             f"{_shape_text(inputs[other] or ())}: dim 0 of '{name}' counts {_named(first)}, "
             "not the batch",
         )  # fmt: skip
+    reference = next(iter(inputs))
+    reference_axes = inputs[reference]
+    if name != reference and reference_axes and not trace.same(first, reference_axes[0]):
+        return BatchFact(
+            Batch.DIM0,
+            suspect=f"the model file declares '{name}' as {shown} and '{reference}' as "
+            f"{_shape_text(reference_axes)}: their dims 0 have names of their own, and nothing "
+            "in the graph makes them equal",
+        )
     return BatchFact(Batch.DIM0, certain=batch_named(first))
 
 
@@ -486,7 +500,7 @@ def confirm_batch(
     if fact.kind is Batch.OTHER and kind == "output":
         return onnx_probe.output_count(path, signature.inputs, name)
     trace: AxisTrace | None = getattr(signature, "axes", None)
-    if fact.kind is Batch.OTHER and trace is not None:
+    if (fact.kind is Batch.OTHER or fact.suspect) and trace is not None:
         axes = trace.inputs.get(name)
         first = axes[0] if axes else None
         counted = [n for n, a in trace.inputs.items() if a and first is not None and a[0] == first]
@@ -551,9 +565,9 @@ def batch_edges(graph: EnsembleGraph) -> list[BatchEdge]:
             if kind is None or kind.batching is not False or not kind.complete:
                 continue
             item, wanted = made.dims, kind.dims
-            if len(wanted) == len(item) and _alike(wanted, item):
+            if len(wanted) == len(item) and _alike(wanted, item, made):
                 takes = 1
-            elif len(wanted) == len(item) + 1 and wanted[0] >= 1 and _alike(wanted[1:], item):
+            elif len(wanted) == len(item) + 1 and wanted[0] >= 1 and _alike(wanted[1:], item, made):
                 takes = wanted[0]
             else:
                 continue
@@ -584,8 +598,9 @@ def _python_step(endpoint: Endpoint) -> bool:
     return config is not None and backend_of(config) == "python"
 
 
-def _alike(left: tuple[int, ...], right: tuple[int, ...]) -> bool:
-    """CompareDimsWithWildcard: same rank, -1 matches any size."""
-    return len(left) == len(right) and all(
-        a == b or -1 in (a, b) for a, b in zip(left, right, strict=True)
+def _alike(left: tuple[int, ...], right: tuple[int, ...], kind: TensorType) -> bool:
+    """CompareDimsWithWildcard (same rank, -1 matches any size), as the ensemble
+    check compares dims."""
+    return TensorType(kind.data_type, left, False).compatible(
+        TensorType(kind.data_type, right, False)
     )

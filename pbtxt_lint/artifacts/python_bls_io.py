@@ -20,7 +20,13 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from pbtxt_lint.artifacts.python_syntax import Aliases, argument, own_nodes, string_literal
+from pbtxt_lint.artifacts.python_syntax import (
+    Aliases,
+    argument,
+    local_function,
+    own_nodes,
+    string_literal,
+)
 
 MAX_DEPTH = 3
 """Nested helper calls followed when collecting a request's tensors."""
@@ -156,7 +162,7 @@ class _Reader:
                 return True
             if isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple") and node.args:
                 return self.tensors(node.args[0], scope, found, depth)
-            helper = self.helper(node.func)
+            helper = local_function(node.func, self.functions)
             if helper is not None and depth < MAX_DEPTH:
                 returns = [n.value for n in own_nodes(helper) if isinstance(n, ast.Return)]
                 results = [self.tensors(r, helper, found, depth + 1) for r in returns if r]
@@ -194,13 +200,6 @@ class _Reader:
                 else:
                     complete = self.tensors(ast.List([added]), scope, found, depth) and complete
         return seen and complete
-
-    def helper(self, func: ast.expr) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-        if isinstance(func, ast.Name):
-            return self.functions.get(func.id)
-        if isinstance(func, ast.Attribute) and _is(func.value, "self"):
-            return self.functions.get(func.attr)
-        return None
 
     # --- what the code reads from the answers -------------------------------------------------
 

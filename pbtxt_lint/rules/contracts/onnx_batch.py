@@ -79,6 +79,8 @@ def onnx_input_dim0_not_batch(context: ModelContext) -> Iterator[Finding]:
 
     def check(view: OnnxView) -> Iterator[Finding]:
         found = list(_facts(view, "input", Batch.OTHER))
+        if context.settings.deep:
+            found += _suspects(context, view)
         batch = [io.name for io in view.config.input if io.name not in {n for _, n, _ in found}]
         reported: set[str] = set()
         for index, name, fact in found:
@@ -104,6 +106,22 @@ def onnx_input_dim0_not_batch(context: ModelContext) -> Iterator[Finding]:
             )
 
     yield from per_onnx_view(context, check)
+
+
+def _suspects(context: ModelContext, view: OnnxView) -> list[tuple[int, str, BatchFact]]:
+    """`--deep`: inputs whose dim 0 only the graph's silence leaves in doubt, when the
+    run shows the model takes another count there than the batch."""
+    found = []
+    for index, name, fact in _facts(view, "input", Batch.DIM0):
+        if not fact.suspect:
+            continue
+        path, signature = view.artifact.opened, view.signature
+        verdict = confirm_batch(path, signature, view.config, "input", name, fact)
+        if not verdict.refuted and verdict.words.startswith("confirmed"):
+            counts = f"the rows of '{name}'"
+            evidence = f"{fact.suspect}; {verdict.words}"
+            found.append((index, name, BatchFact(Batch.OTHER, 0, counts, evidence, True)))
+    return found
 
 
 def _batched(view: OnnxView) -> str:

@@ -211,35 +211,34 @@ def ensemble_batch_into_fixed_step(context: ModelContext) -> Iterator[Finding]:
     graph = ensemble_graph(context)
     if graph is None:
         return
-    hint = (
-        "give the consumer batching (max_batch_size > 0 and dims without the batch), or "
-        "lower the ensemble's max_batch_size to what it takes"
-    )
-    for edge in variable_edges(graph):
-        verdict = _verdict(graph, edge)
-        if verdict is None or not verdict.certain:
-            continue
+    for message, consumer, mark in _batch_failures(graph):
         yield ensemble_finding(
             context,
-            _message(edge, verdict),
-            edge.consumer.path,
-            hint,
-            marks=[(edge.consumer, f"{_shape(edge.made)} into {_shape(edge.wanted)}")],
+            message,
+            consumer.path,
+            "give the consumer batching (max_batch_size > 0 and dims without the batch), or "
+            "lower the ensemble's max_batch_size to what it takes",
+            marks=[(consumer, mark)],
         )
-    # The request's batch followed from the ensemble's inputs (analysis.contract): an
-    # ensemble input read directly, and a step whose dims lack the batch axis.
+
+
+def _batch_failures(graph: EnsembleGraph) -> Iterator[tuple[str, Endpoint, str]]:
+    """(message, consumer, mark) of every edge where larger batches fail: a batching
+    step's -1 into a fixed first dim, then the request's batch followed from the
+    ensemble's inputs (analysis.contract): an ensemble input read directly, and a step
+    whose dims lack the batch axis."""
+    for edge in variable_edges(graph):
+        verdict = _verdict(graph, edge)
+        if verdict is not None and verdict.certain:
+            mark = f"{_shape(edge.made)} into {_shape(edge.wanted)}"
+            yield _message(edge, verdict), edge.consumer, mark
+    # deferred: the contract module loads with the first ensemble checked
     from pbtxt_lint.analysis.contract import batch_edges
 
     for batch in batch_edges(graph):
-        if batch.producer.step is not None and not batch.stripped:
-            continue  # a batching step into a fixed dim 0: the edges above
-        yield ensemble_finding(
-            context,
-            _batch_message(graph, batch),
-            batch.consumer.path,
-            hint,
-            marks=[(batch.consumer, f"a batch into {_shape(batch.wanted)}")],
-        )
+        if batch.producer.step is None or batch.stripped:  # else: the edges above
+            mark = f"a batch into {_shape(batch.wanted)}"
+            yield _batch_message(graph, batch), batch.consumer, mark
 
 
 def _batch_message(graph: EnsembleGraph, batch: BatchEdge) -> str:
