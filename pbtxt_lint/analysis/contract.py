@@ -36,6 +36,7 @@ from pbtxt_lint.analysis.ensemble import (
     build_graph,
     describe_model,
 )
+from pbtxt_lint.artifacts.formats import artifact_format
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput
 from pbtxt_lint.triton.autofill import backend_of, is_ensemble
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
     from pbtxt_lint.artifacts.onnx_axes import Axes, AxisTrace, Origin
     from pbtxt_lint.artifacts.onnx_probe import Verdict
-    from pbtxt_lint.artifacts.signature import Dim, Signature
+    from pbtxt_lint.artifacts.signature import Signature
 
 
 class Batch(enum.Enum):
@@ -98,8 +99,6 @@ class TensorContract:
     """What the model gets (inputs) or makes (outputs) instead, when set."""
     optional: bool
     batch: BatchFact
-    model_shape: tuple[Dim, ...] | None = None
-    """The model file's own shape of the tensor (batch axis included), when read."""
 
     def full_shape(self, batching: bool) -> tuple[int, ...]:
         """The shape Triton prints: [-1] + dims when the model batches."""
@@ -184,21 +183,14 @@ def _model_contract(context: ModelContext) -> ModelContract | None:
             return NOT_BATCHED
         return facts.get((kind, name), UNKNOWN)
 
-    shapes = _model_shapes(context, config)
-    inputs = {
-        io.name: _tensor(io, fact("input", io.name), shapes.get(("input", io.name)))
-        for io in config.input
-    }
-    outputs = {
-        io.name: _tensor(io, fact("output", io.name), shapes.get(("output", io.name)))
-        for io in config.output
-    }
+    inputs = {io.name: _tensor(io, fact("input", io.name)) for io in config.input}
+    outputs = {io.name: _tensor(io, fact("output", io.name)) for io in config.output}
     decoupled_models: tuple[str, ...] = ()
     limits: tuple[BatchLimit, ...] = ()
     if is_ensemble(config):
         name = context.model.name
         decoupled_models = _decoupled_steps(context.workspace, config, frozenset({name}))
-        graph = build_graph(context)
+        graph = context.shared(build_graph)
         limits = tuple(
             BatchLimit(e.consumer.step.model_name, e.consumer.port, e.wanted, e.item, e.takes)
             for e in (batch_edges(graph) if graph is not None else ())
@@ -220,12 +212,10 @@ def _model_contract(context: ModelContext) -> ModelContract | None:
     )
 
 
-def _tensor(
-    io: ModelInput | ModelOutput, batch: BatchFact, shape: tuple[Dim, ...] | None
-) -> TensorContract:
+def _tensor(io: ModelInput | ModelOutput, batch: BatchFact) -> TensorContract:
     reshape = tuple(io.reshape.shape) if io.HasField("reshape") else None
     optional = isinstance(io, ModelInput) and io.optional
-    return TensorContract(io.name, io.data_type, tuple(io.dims), reshape, optional, batch, shape)
+    return TensorContract(io.name, io.data_type, tuple(io.dims), reshape, optional, batch)
 
 
 def _source(context: ModelContext) -> str:
@@ -278,24 +268,10 @@ def _signature(context: ModelContext) -> Signature | None:
     return artifact.signature if artifact is not None else None
 
 
-def _model_shapes(
-    context: ModelContext, config: ModelConfig
-) -> dict[tuple[str, str], tuple[Dim, ...]]:
-    if is_ensemble(config) or config.backend == "python":
-        return {}
-    signature = _signature(context)
-    if signature is None:
-        return {}
-    found: dict[tuple[str, str], tuple[Dim, ...]] = {}
-    for kind, specs in (("input", signature.inputs), ("output", signature.outputs)):
-        for spec in specs:
-            if spec.shape is not None:
-                found[(kind, spec.name)] = spec.shape
-    return found
-
-
 def _batch_facts(context: ModelContext, config: ModelConfig) -> dict[tuple[str, str], BatchFact]:
-    if is_ensemble(config):
+    """What the model file says of axis 0 (ONNX graphs only: the other readers give
+    no graph to follow), read only for a model that batches."""
+    if is_ensemble(config) or artifact_format(config) != "onnx":
         return {}
     signature = _signature(context)
     if signature is None or signature.format != "onnx":
