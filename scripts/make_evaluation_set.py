@@ -28,17 +28,38 @@ from generated_tree import command_line, table_differences, write_all  # noqa: E
 from make_fixture_artifacts import (  # noqa: E402
     FLOAT,
     INT64,
+    IO,
     Graph,
+    OpenVino,
     Ops,
     Plan,
     SavedModel,
     Spec,
+    Special,
+    Stamped,
     TorchScript,
     generated_files,
 )
 
-DT_FLOAT = 1
-"""tensorflow DataType number of float32."""
+DT_FLOAT, DT_UINT8 = 1, 4
+"""tensorflow DataType numbers of float32 and uint8."""
+
+
+XGBOOST_JSON = (
+    '{"learner":{"attributes":{},"feature_names":[],"feature_types":[],"gradient_booster":'
+    '{"model":{"gbtree_model_param":{"num_parallel_tree":"1","num_trees":"1",'
+    '"size_leaf_vector":"0"},"tree_info":[0],"trees":[]},"name":"gbtree"},'
+    '"learner_model_param":{"base_score":"5E-1","boost_from_average":"1","num_class":"0",'
+    '"num_feature":"2","num_target":"1"},"objective":{"name":"reg:squarederror"}},'
+    '"version":[1,7,1]}\n'
+)
+"""An XGBoost 1.7 JSON model (one empty forest), as save_model("xgboost.json") writes it."""
+
+
+def xgboost_json(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(XGBOOST_JSON, encoding="utf-8")
+
 
 RESNET50 = Graph([("input", FLOAT, ["batch", 3, 224, 224])], [("probs", FLOAT, ["batch", 1000])])
 STREAMING_ENCODER = Graph(
@@ -159,6 +180,18 @@ TABLE: dict[str, Spec] = {
 }
 """Case-relative path -> how the file is made."""
 
+IOs = tuple[tuple[IO, ...], tuple[IO, ...]]
+QWEN_IO: IOs = (
+    (("input_ids", INT64, ("batch", "sequence")), ("attention_mask", INT64, ("batch", "sequence"))),
+    (("logits", FLOAT, ("batch", "sequence", 151936)),),
+)
+YOLO_IO: IOs = (
+    (("images", FLOAT, ("batch", 3, 640, 640)),),
+    (("output0", FLOAT, ("batch", 84, 8400)),),
+)
+VAD_IO: IOs = ((("input", FLOAT, ("batch", "samples")),), (("output", FLOAT, ("batch", 1)),))
+TEXT_RECOGNITION = OpenVino((("input.1", "f32", "?,1,32,100"),), (("308", "FP32", "-1,26,37"),))
+
 FRCNN_OUTPUTS = "Tuple[Tensor, Tensor, Tensor]"
 HELDOUT_TABLE: dict[str, Spec] = {
     "pytorch/m_pt_frcnn_list_input/repo/frcnn/1/model.pt": TorchScript(
@@ -221,6 +254,26 @@ HELDOUT_TABLE: dict[str, Spec] = {
         body="    _0 = (self.backbone).forward(x, )\n    _1 = (self.head1).forward(_0, )\n"
         "    _2 = (self.head2).forward(_0, )\n    return (_1, _2)\n",
     ),
+    # tests/heldout/backends: ONNX Runtime, OpenVINO, TensorFlow and FIL cases.
+    "backends/m_onnx_ir10_on_24_01/repo/deepseek_r1_distill/1/model.onnx": Stamped(
+        10, 21, *QWEN_IO
+    ),
+    "backends/m_onnx_ir10_on_22_12/repo/C41/1/model.onnx": Stamped(10, 19, *YOLO_IO),
+    "backends/m_onnx_opset16_on_22_02/repo/silero_vad/1/model.onnx": Stamped(8, 16, *VAD_IO),
+    "backends/c_onnx_opset17_on_24_01/repo/yolov8n/1/model.onnx": Stamped(8, 17, *YOLO_IO),
+    "backends/m_openvino_dynamic_batching_b2/repo/text_recognition/1/model.xml": TEXT_RECOGNITION,
+    "backends/c_openvino_batch_padding/repo/text_recognition/1/model.xml": TEXT_RECOGNITION,
+    "backends/m_tf_tfod_max_batch/repo/fasterrcnn101v1640x640/1/model.savedmodel/saved_model.pb": (
+        SavedModel(
+            (("input_tensor", DT_UINT8, (1, -1, -1, 3)),),
+            (("detection_boxes", DT_FLOAT, (1, 300, 4)), ("num_detections", DT_FLOAT, (1,))),
+        )
+    ),
+    "backends/m_fil_xgboost_json_1_7/repo/xgboost_regressor/1/xgboost.json": Special(xgboost_json),
+    "backends/c_fil_xgboost_json_classifier/repo/xgboost_model/1/xgboost.json": Special(
+        xgboost_json
+    ),
+    "backends/c_fil_custom_filename/repo/mymodel/1/mymodel.json": Special(xgboost_json),
 }
 """Held-out case path (below tests/heldout) -> how the file is made."""
 

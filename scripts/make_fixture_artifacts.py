@@ -59,6 +59,24 @@ class Graph:
         write_model(build_model(self.inputs, self.outputs), path)
 
 
+@dataclass(frozen=True)
+class Stamped:
+    """A graph (XY unless told) stamped with another IR version and default-domain opset,
+    as the exporter that wrote it does."""
+
+    ir_version: int
+    opset: int
+    inputs: tuple[IO, ...] = (("x", FLOAT, ("batch", 4)),)
+    outputs: tuple[IO, ...] = (("y", FLOAT, ("batch", 4)),)
+
+    def write(self, path: Path) -> None:
+        model = build_model(
+            list(self.inputs), list(self.outputs), ir_version=self.ir_version,
+            opsets=(("", self.opset),),
+        )  # fmt: skip
+        write_model(model, path)
+
+
 Node = tuple[str, str, tuple[str, ...], tuple[str, ...], dict[str, object]]
 """(name, op_type, inputs, outputs, attributes); names like torch.onnx writes them."""
 
@@ -482,6 +500,7 @@ class SavedModel:
 
 Spec = (
     Graph
+    | Stamped
     | Ops
     | Truncated
     | LfsPointer
@@ -738,7 +757,7 @@ INFERRED_SIZES = {  # PL614 cases
     "slice": SLICE_PIN,
 }
 
-DT_FLOAT, DT_STRING, DT_INT64 = 1, 7, 9
+DT_FLOAT, DT_INT32, DT_STRING, DT_INT64 = 1, 3, 7, 9
 """tensorflow DataType numbers."""
 
 OV_XY = OpenVino((("x", "f32", "?,4"),), (("y", "FP32", "-1,4"),))
@@ -899,6 +918,10 @@ ARTIFACTS: dict[str, Spec] = {
     "PL632/pass_complete_plan/m/1/model.plan": Plan(),
     # OpenVINO IRs and SavedModels, compared with the config by their backends' rules.
     "PL640/fail_openvino_names/m/1/model.xml": OV_BERT,
+    # PL620: an ONNX model newer than the ONNX Runtime of the target release.
+    "PL620/fail_ir_version/m/1/model.onnx": Stamped(10, 21),
+    "PL620/fail_opset/m/1/model.onnx": Stamped(9, 20),
+    "PL620/pass_newer_release/m/1/model.onnx": Stamped(10, 21),
     "PL640/fail_savedmodel_tensor_names/m/1/model.savedmodel/saved_model.pb": TF_IDS,
     "PL640/pass_port_names/m/1/model.xml": OV_BERT,
     "PL641/fail_openvino_missing_input/m/1/model.xml": OV_BERT,
@@ -916,6 +939,27 @@ ARTIFACTS: dict[str, Spec] = {
     "PL645/fail_bin_missing/m/1/model.xml": OpenVino(OV_XY.inputs, OV_XY.outputs, weights=None),
     "PL645/fail_bin_short/m/1/model.xml": OpenVino(OV_XY.inputs, OV_XY.outputs, weights=8),
     "PL645/pass_bin_present/m/1/model.xml": OV_XY,
+    # PL885-PL886: a config the SavedModel's signature refuses.
+    "PL885/fail_control_not_input/m/1/model.savedmodel/saved_model.pb": TF_XY,
+    "PL885/fail_control_type/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        (("x", DT_FLOAT, (-1, 4)), ("START", DT_FLOAT, (-1, 1))), (("y", DT_FLOAT, (-1, 4)),)
+    ),
+    "PL885/pass_control_input/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        (("x", DT_FLOAT, (-1, 4)), ("START", DT_INT32, (-1, 1))), (("y", DT_FLOAT, (-1, 4)),)
+    ),
+    "PL885/fail_ragged_shape/m/1/model.savedmodel/saved_model.pb": TF_XY,
+    "PL886/fail_batch_hint/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        (("a", DT_FLOAT, (-1, 4)), ("b", DT_FLOAT, (-1, 4))), (("y", DT_FLOAT, (-1, 4)),)
+    ),
+    "PL886/pass_batch_hint/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        (("a", DT_FLOAT, (-1, 4)), ("b", DT_FLOAT, (-1, 4))), (("y", DT_FLOAT, (-1, 4)),)
+    ),
+    "PL886/fail_max_batch_fixed_signature/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        (("images", DT_FLOAT, (1, 3, 8, 8)),), (("scores", DT_FLOAT, (1, 10)),)
+    ),
+    "PL886/fail_scalar_without_dims/m/1/model.savedmodel/saved_model.pb": SavedModel(
+        (("x", DT_FLOAT, (-1, 4)),), (("y", DT_FLOAT, (-1, 4)), ("score", DT_FLOAT, ()))
+    ),
     "PL650/fail_train_tag/m/1/model.savedmodel/saved_model.pb": SavedModel(
         TF_XY.inputs, TF_XY.outputs, tags=("train",)
     ),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pbtxt_lint.schema.datatypes import DATA_TYPES
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.targets import NEWEST, RELEASES, Release, Version
+from pbtxt_lint.triton.fil import FIL_PARAMETERS
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,14 @@ class Backend:
     """Reads `secondary_devices` of an instance group; None: unknown."""
     unsupported_types: frozenset[str] = frozenset()
     """Config data types the backend refuses at load."""
+    types_from: tuple[tuple[str, Version], ...] = ()
+    """(config data type, server version): types the backend refuses at load before that
+    version and takes from it on."""
+
+    def type_since(self, data_type: str) -> Version | None:
+        """The server version from which the backend takes `data_type`, if it once refused it."""
+        return next((since for name, since in self.types_from if name == data_type), None)
+
     parameters: tuple[str, ...] | None = None
     """`parameters` keys the backend reads (case-sensitive); None: not known."""
     reads_fields: frozenset[tuple[str, ...]] = frozenset()
@@ -160,8 +169,14 @@ OPENVINO_DEVICE = (
     "NUM_STREAMS",
     "PERFORMANCE_HINT",
 )
+TF_INT = ("MAX_SESSION_SHARE_COUNT", "TF_NUM_INTRA_THREADS", "TF_NUM_INTER_THREADS")
+TF_BOOL = ("TF_USE_PER_SESSION_THREADS",)
+TF_INIT_OPS = "TF_INIT_OPS_FILE"
+TF_STRING = ("TF_GRAPH_TAG", "TF_SIGNATURE_DEF", TF_INIT_OPS)
+DALI_PARAMETERS = ("num_threads", "split_along_outer_axis")
 PYTHON_FORCE_CPU = "FORCE_CPU_ONLY_INPUT_TENSORS"
 PYTHON_ENV = "EXECUTION_ENV_PATH"
+VLLM_PARAMETERS = ("REPORT_CUSTOM_METRICS", "ENABLE_VLLM_HEALTH_CHECK")
 
 _NO_TENSORRT_TYPE = frozenset(
     info.config_type for info in DATA_TYPES if info.tensorrt_type is None and info.enum_value
@@ -288,6 +303,9 @@ BACKENDS: Mapping[str, Backend] = {
             single_response=True,
             checks_dims=True,
             default_cpu_count=2,
+            # ModelConfigDataTypeToOnnxDataType (onnxruntime_utils.cc) maps TYPE_BF16 to
+            # ONNX bfloat16 from r26.03 on (server 2.67); before, "unsupported datatype".
+            types_from=(("TYPE_BF16", (2, 67)),),
             parameters=(*ORT_INT, *ORT_BOOL, *ORT_GPU_CHOICES, *ORT_OTHER),
             reads_fields=_GRAPH_FIELDS,
             implicit_state=True,
@@ -357,6 +375,8 @@ BACKENDS: Mapping[str, Backend] = {
             checks_dims=True,
             default_cpu_count=2,
             unsupported_types=frozenset({"TYPE_BF16"}),
+            # ModelState::ParseParameters (tensorflow.cc).
+            parameters=(*TF_INT, *TF_BOOL, *TF_STRING),
             reads_fields=_GRAPH_FIELDS,
             fills_listed_types_known=False,
         ),
@@ -418,10 +438,19 @@ BACKENDS: Mapping[str, Backend] = {
             fills_listed_types=frozenset({"data_type"}),
             optional_inputs=False,
             ragged_inputs=True,
+            # ModelParameters (dali_backend src/parameters.h).
+            parameters=DALI_PARAMETERS,
         ),
         # fil_backend: no auto-complete of listed tensors; one response per request.
         # (Missing from the arm64 py3 images of 24.12 and 25.01 only: server issue #7991.)
-        Backend("fil", published="fil_backend", ships_in=_FULL, single_response=True),
+        Backend(
+            "fil",
+            published="fil_backend",
+            ships_in=_FULL,
+            single_response=True,
+            # RapidsSharedState::load (fil_backend src/shared_state.h), every release's keys.
+            parameters=FIL_PARAMETERS,
+        ),
         # identity_backend (Triton's test backend) opts in to optional inputs; identity,
         # repeat and square are in build.py's `enable_all()` list.
         _unchecked("identity", "identity_backend", ships_in=_FULL, optional_inputs=True),
@@ -442,14 +471,23 @@ BACKENDS: Mapping[str, Backend] = {
             implicit_state=False,
             batch_inputs=False,
         ),
-        # vllm_backend: a Python-based backend whose model.py adds its I/O at load.
-        _unchecked(
+        # vllm_backend src/model.py: a Python-based backend on the python backend (which
+        # serves it: optional inputs, no dims check, no implicit state or batch inputs).
+        # Its auto_complete_config adds its own tensors, forces max_batch_size 0 and the
+        # decoupled policy (`triton.vllm` has them per release, `analysis.autocomplete`
+        # runs them); it reads two parameters of its own and no optimization field.
+        Backend(
             "vllm",
-            "vllm_backend",
+            published="vllm_backend",
             ships_in=(Shipped("vllm-python-py3", (2, 39)),),
+            python_based=True,
             completes_itself=True,
             optional_inputs=True,
-            python_based=True,
+            checks_batch_size=True,
+            checks_dims=False,
+            parameters=(PYTHON_ENV, PYTHON_FORCE_CPU, *VLLM_PARAMETERS),
+            implicit_state=False,
+            batch_inputs=False,
         ),
         # Published by the Triton project, shipped in no image: build.py builds
         # fastertransformer ("not officially supported"); paddlepaddle_backend, stateful_backend

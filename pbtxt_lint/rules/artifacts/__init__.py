@@ -38,6 +38,7 @@ MODULES: tuple[str, ...] = (
     "onnx_tensors",
     "onnx_shapes",
     "onnx_sequence",
+    "onnx_versions",
     "tensorrt",
     "model_tensors",
     "model_shapes",

@@ -22,6 +22,7 @@ from pbtxt_lint.analysis.completed import CompletedConfig
 from pbtxt_lint.analysis.context import ModelContext
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
 from pbtxt_lint.rules.base import Finding
+from pbtxt_lint.rules.common import type_name
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.schema.datatypes import protocol_from_config_type
 from pbtxt_lint.schema.model_config_pb2 import ModelInput, ModelOutput, ModelSequenceBatching
@@ -176,6 +177,22 @@ def control_tensors(config: ModelConfig) -> list[tuple[int, int, str, str]]:
             kind = kinds.Name(control.kind)
             found.setdefault(kind, (i, j, kind, control_input.name))
     return list(found.values())
+
+
+CONTROL_TYPES = {
+    "int32_false_true": "TYPE_INT32",
+    "fp32_false_true": "TYPE_FP32",
+    "bool_false_true": "TYPE_BOOL",
+}
+
+
+def control_type(control: ModelSequenceBatching.Control) -> str | None:
+    """The data type a control tensor must have (None: the config itself is invalid):
+    the *_false_true list's, or CORRID's data_type."""
+    if control.kind == ModelSequenceBatching.Control.CONTROL_SEQUENCE_CORRID:
+        return type_name(control.data_type) if control.data_type else None
+    found = [t for name, t in CONTROL_TYPES.items() if len(getattr(control, name))]
+    return found[0] if len(found) == 1 else None
 
 
 def control_names(config: ModelConfig) -> list[str]:

@@ -65,7 +65,7 @@ def _near_miss(expected: str, names: Iterable[str]) -> str | None:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
-    backend=("pytorch", "python"),
+    backend=("onnxruntime", "tensorrt", "openvino", "tensorflow", "pytorch", "python"),
 )
 def artifact_missing(context: ModelContext) -> Iterator[Finding]:
     """The backend opens `<model>/<version>/<default_model_filename>` (`model.onnx` by
@@ -158,7 +158,7 @@ def _missing(context: ModelContext, artifact: VersionArtifact) -> Finding:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
-    backend="pytorch",
+    backend=("onnxruntime", "tensorrt", "openvino", "pytorch"),
 )
 def artifact_unreadable(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime parses the whole file when the model loads; a truncated download,
@@ -207,7 +207,7 @@ def artifact_unreadable(context: ModelContext) -> Iterator[Finding]:
     "The model file is a Git LFS pointer, not the model.",
     needs_config=False,
     scope=Scope.MODEL_FILES,
-    backend="pytorch",
+    backend=("onnxruntime", "tensorrt", "openvino", "pytorch"),
 )
 def artifact_lfs_pointer(context: ModelContext) -> Iterator[Finding]:
     """Git stores large files as small text pointers and fetches the content with
@@ -263,6 +263,7 @@ def _external(context: ModelContext, kinds: Sequence[str], hint: str) -> Iterato
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def external_data_missing(context: ModelContext) -> Iterator[Finding]:
     """Models over 2 GiB keep their weights in files next to `model.onnx`
@@ -290,6 +291,7 @@ def external_data_missing(context: ModelContext) -> Iterator[Finding]:
     "ONNX external data outside the model folder (an absolute path or ../).",
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def external_data_outside_model(context: ModelContext) -> Iterator[Finding]:
     """External data referenced by an absolute path or a path leaving the model folder

@@ -143,6 +143,7 @@ def _profile_problem(view: ModelView, io: ModelInput, shape: list[int]) -> str |
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend=("tensorrt", "openvino", "tensorflow"),
 )
 def model_shape_mismatch(context: ModelContext) -> Iterator[Finding]:
     """Each backend compares `[batch] + dims` (max_batch_size > 0) or `dims` with the

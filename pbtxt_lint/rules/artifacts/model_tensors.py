@@ -42,6 +42,7 @@ LOAD = Stage.LOAD
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend=("tensorrt", "openvino", "tensorflow"),
 )
 def model_tensor_unknown(context: ModelContext) -> Iterator[Finding]:
     """These backends look every config tensor up in the model by exact name: OpenVINO
@@ -115,6 +116,7 @@ def model_tensor_unknown(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend=("tensorrt", "openvino", "tensorflow"),
 )
 def model_input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     """OpenVINO requires exactly as many config inputs as the model has Parameters.
@@ -210,6 +212,7 @@ def _engine_bindings(view: ModelView, engine_inputs: list[str]) -> Iterator[Find
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend=("tensorrt", "tensorflow"),
 )
 def model_data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
     """TensorFlow and TensorRT do not convert types: the config's data_type must be

@@ -43,6 +43,7 @@ LOAD = Stage.LOAD
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def non_tensor_io(context: ModelContext) -> Iterator[Finding]:
     """The ONNX Runtime backend only exchanges tensors with Triton; a graph whose inputs
@@ -92,6 +93,7 @@ def _completion_errors(context: ModelContext, triton_id: str) -> Iterator[Comple
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
     """When the config leaves inputs or outputs out, ONNX Runtime auto-completes it and
@@ -140,6 +142,7 @@ def autofill_not_batchable(context: ModelContext) -> Iterator[Finding]:
     "max_batch_size to utilize autofill with a larger max batch size",
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def autofilled_max_batch_size(context: ModelContext) -> Iterator[Finding]:
     """A config without max_batch_size (and without inputs or outputs) on a model whose

@@ -15,32 +15,17 @@ from pbtxt_lint.diagnostics import Severity
 from pbtxt_lint.rules.artifacts.common import (
     OnnxView,
     control_tensors,
+    control_type,
     model_dims,
     per_onnx_view,
 )
 from pbtxt_lint.rules.base import Finding, Stage, rule
-from pbtxt_lint.rules.common import config_dims, type_name
-from pbtxt_lint.schema.model_config_pb2 import ModelSequenceBatching
+from pbtxt_lint.rules.common import config_dims
 from pbtxt_lint.textproto.binder import suggest
 from pbtxt_lint.textproto.sourcemap import FieldPath
 
 ERROR = Severity.ERROR
 LOAD = Stage.LOAD
-
-
-_CONTROL_TYPES = {
-    "int32_false_true": "TYPE_INT32",
-    "fp32_false_true": "TYPE_FP32",
-    "bool_false_true": "TYPE_BOOL",
-}
-
-
-def _control_type(control: ModelSequenceBatching.Control) -> str | None:
-    """The data type a control tensor must have (None: the config itself is invalid)."""
-    if control.kind == ModelSequenceBatching.Control.CONTROL_SEQUENCE_CORRID:
-        return type_name(control.data_type) if control.data_type else None
-    found = [t for name, t in _CONTROL_TYPES.items() if len(getattr(control, name))]
-    return found[0] if len(found) == 1 else None
 
 
 @rule(
@@ -53,6 +38,7 @@ def _control_type(control: ModelSequenceBatching.Control) -> str | None:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def sequence_control_mismatch(context: ModelContext) -> Iterator[Finding]:
     """Triton feeds START, END, READY and CORRID as model inputs: each named tensor must
@@ -102,7 +88,7 @@ def sequence_control_mismatch(context: ModelContext) -> Iterator[Finding]:
                     hint="give the control input shape [batch, 1] (max_batch_size > 0) or "
                     "[1] (max_batch_size 0) in the model",
                 )
-            wanted = _control_type(inputs[i].control[j])
+            wanted = control_type(inputs[i].control[j])
             if wanted is not None and spec.data_type != wanted:
                 yield Finding(
                     f'{kind} control tensor "{name}" is {spec.source_type} in {view.file}, '

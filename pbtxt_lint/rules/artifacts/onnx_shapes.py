@@ -114,6 +114,7 @@ def _suggested(model: Sequence[int], shape: Sequence[int], exact: bool) -> list[
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def ragged_input_shape(context: ModelContext) -> Iterator[Finding]:
     """A ragged input is fed to ONNX Runtime as the concatenation of all requests'
@@ -150,6 +151,7 @@ def ragged_input_shape(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
     """With max_batch_size > 0 Triton puts the batch dim in front of every tensor, so the
@@ -205,6 +207,7 @@ def batch_dim_not_dynamic(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def batch_dim_in_dims(context: ModelContext) -> Iterator[Finding]:
     """With max_batch_size > 0, `dims` is the shape of one sample: Triton prepends the
@@ -306,6 +309,7 @@ def _mismatch(view: OnnxView, pair: OnnxPair) -> Finding:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def shape_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime compares `[-1] + dims` (max_batch_size > 0) or `dims` (0) with the
@@ -335,6 +339,7 @@ def shape_mismatch(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def scalar_dims(context: ModelContext) -> Iterator[Finding]:
     """For a rank-0 graph tensor ONNX Runtime skips the shape comparison and requires
@@ -379,6 +384,7 @@ def scalar_dims(context: ModelContext) -> Iterator[Finding]:
     stage=Stage.INFERENCE,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def scalar_input_with_batching(context: ModelContext) -> Iterator[Finding]:
     """The load succeeds (ONNX Runtime does not compare scalar shapes), but with
@@ -421,6 +427,7 @@ def scalar_input_with_batching(context: ModelContext) -> Iterator[Finding]:
     stage=Stage.INFERENCE,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def shared_dim_conflict(context: ModelContext) -> Iterator[Finding]:
     """Exporters give dims that must be equal the same name (`input_ids [batch, seq]`,

@@ -36,6 +36,7 @@ LOAD = Stage.LOAD
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def unknown_tensor_name(context: ModelContext) -> Iterator[Finding]:
     """Names are compared exactly with the graph's inputs (plus initializers that are
@@ -90,6 +91,7 @@ def unknown_tensor_name(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime counts the graph's inputs (initializers excluded) and requires the
@@ -168,6 +170,7 @@ def input_count_mismatch(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="onnxruntime",
 )
 def data_type_mismatch(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime does not convert types: the config's data_type must be the graph's

@@ -28,6 +28,7 @@ LOAD = Stage.LOAD
     "A config data_type that differs from the OpenVINO model's, which the backend converts.",
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="openvino",
 )
 def openvino_data_type_converted(context: ModelContext) -> Iterator[Finding]:
     """The OpenVINO backend does not refuse a data_type that differs from the model's:
@@ -78,6 +79,7 @@ def openvino_data_type_converted(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="openvino",
 )
 def openvino_weights_missing(context: ModelContext) -> Iterator[Finding]:
     """An IR is two files: `model.xml` (the graph) and `model.bin` (the constants,

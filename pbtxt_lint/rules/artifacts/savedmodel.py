@@ -35,6 +35,7 @@ LOAD = Stage.LOAD
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="tensorflow",
 )
 def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
     """Triton's TensorFlow backend loads the MetaGraph tagged "serve", or the tag named
@@ -80,6 +81,7 @@ def savedmodel_tag_missing(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="tensorflow",
 )
 def savedmodel_signature_missing(context: ModelContext) -> Iterator[Finding]:
     """The backend serves the signature "serving_default" (or `TF_SIGNATURE_DEF`), and

@@ -34,6 +34,7 @@ def _shipped(known: tuple[tuple[str, str], ...]) -> str:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="tensorrt",
 )
 def plan_tensorrt_version_mismatch(context: ModelContext) -> Iterator[Finding]:
     """A plan is a TensorRT engine serialized for one TensorRT version (and one GPU
@@ -183,6 +184,7 @@ def plan_check_level(context: ModelContext) -> Iterator[Finding]:
     stage=LOAD,
     needs_config=False,
     scope=Scope.MODEL_FILES,
+    backend="tensorrt",
 )
 def plan_size_mismatch(context: ModelContext) -> Iterator[Finding]:
     """The plan header records the plan's total size. A smaller file is an interrupted

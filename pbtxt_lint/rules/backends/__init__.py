@@ -9,10 +9,22 @@ PL860-PL879 PyTorch, PL880-PL899 the other backends.
 """
 
 MODULES: tuple[str, ...] = (
+    "vllm_engine_args",
+    "vllm_config",
+    "vllm_lora",
     "tensorrtllm_parameters",
     "tensorrtllm_tensors",
     "tensorrtllm_pipeline",
     "pytorch_naming",
     "pytorch_forward",
     "pytorch_threads",
+    "tensorrt_cuda_graphs",
+    "tensorrt_shape_tensors",
+    "openvino_batching",
+    "tensorflow_accelerators",
+    "tensorflow_parameters",
+    "tensorflow_signature",
+    "fil_parameters",
+    "fil_model",
+    "dali_pipeline",
 )

@@ -133,6 +133,7 @@ def _accelerator_problems(
     "provided for TensorRT Execution Accelerator / unsupported precision mode '<value>' is "
     "requested",
     stage=Stage.LOAD,
+    backend="onnxruntime",
 )
 def execution_accelerator_invalid(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime knows the GPU accelerators `tensorrt` and `cuda` (used by GPU

@@ -54,6 +54,7 @@ def _is_set(config: ModelConfig, path: FieldPath) -> bool:
     "optimization-ignored-by-backend",
     INFO,
     "An optimization setting the model's backend does not implement (it is silently ignored).",
+    backend=("onnxruntime", "tensorrt"),
 )
 def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
     """`optimization.cuda`, `priority`, `gather_kernel_buffer_threshold` and
@@ -101,7 +102,16 @@ def optimization_ignored_by_backend(context: ModelContext) -> Iterator[Finding]:
     "unknown-backend-parameter",
     INFO,
     "A `parameters` key the model's backend does not read (often a typo or wrong case).",
-    backend=("pytorch", "python"),
+    backend=(
+        "onnxruntime",
+        "tensorrt",
+        "openvino",
+        "tensorflow",
+        "fil",
+        "dali",
+        "pytorch",
+        "python",
+    ),
 )
 def unknown_backend_parameter(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime, TensorRT, PyTorch, OpenVINO and Python read a fixed set of

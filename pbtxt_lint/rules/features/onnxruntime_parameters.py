@@ -35,12 +35,14 @@ ERROR, WARNING = Severity.ERROR, Severity.WARNING
     "boolean / unsupported cudnn_conv_algo_search value '<n>' is requested / unsupported "
     "arena_extend_strategy value '<n>' is requested",
     stage=Stage.LOAD,
+    backend="onnxruntime",
 )
 def onnxruntime_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     """ONNX Runtime parses its parameters when the model loads: `execution_mode` is 0
     (sequential) or 1 (parallel), thread counts are integers, `enable_mem_arena`,
     `enable_mem_pattern` and `share_session_between_instances` are booleans, and on GPU
-    instances `cudnn_conv_algo_search` is 0-2 and `arena_extend_strategy` 0-1.
+    instances `cudnn_conv_algo_search` is 0-2, `arena_extend_strategy` 0-1 and
+    `gpu_mem_limit` a number of bytes.
 
     Bad:
         parameters { key: "execution_mode" value: { string_value: "parallel" } }
@@ -81,3 +83,13 @@ def onnxruntime_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
                 # whether instances without a kind land on a GPU is a fact about the host
                 severity=Severity.INFO if gpu is WARNING else None,
             )
+    limit = parameter(config, "gpu_mem_limit")
+    if limit is not None and not limit.strip().isdigit():
+        yield Finding(
+            f"parameter gpu_mem_limit {where} is '{limit}', not a number of bytes; ONNX "
+            "Runtime's CUDA provider refuses it when it creates a GPU instance"
+            + (", so the model fails on a host with a GPU" if gpu is WARNING else ""),
+            at=("parameters", Key("gpu_mem_limit"), "value", "string_value"),
+            hint='write the limit in bytes, e.g. "4294967296" for 4 GiB',
+            severity=Severity.INFO if gpu is WARNING else None,
+        )

@@ -25,6 +25,7 @@ ERROR, WARNING = Severity.ERROR, Severity.WARNING
     "openvino-boolean-parameter",
     WARNING,
     "An OpenVINO on/off parameter given `true` or `1`, which the backend reads as off.",
+    backend="openvino",
 )
 def openvino_boolean_parameter(context: ModelContext) -> Iterator[Finding]:
     """The OpenVINO backend turns SKIP_OV_DYNAMIC_BATCHSIZE, ENABLE_BATCH_PADDING and
@@ -76,6 +77,7 @@ def _openvino_problem(key: str, value: str) -> tuple[str, str] | None:
     "YES, got <v> / ... to be either AUTO/NUMA/<int_value>, got <v> / ... to be "
     "LATENCY/THROUGHPUT/CUMULATIVE_THROUGHPUT, got <v>",
     stage=Stage.LOAD,
+    backend="openvino",
 )
 def openvino_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     """INFERENCE_NUM_THREADS and COMPILATION_NUM_THREADS are non-negative numbers,

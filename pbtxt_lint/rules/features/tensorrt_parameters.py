@@ -32,6 +32,7 @@ TRT_ALLOCATION_VALUES = ("STATIC", "ON_PROFILE_CHANGE")
     "'<m>'. Supported values are 'STATIC' and 'ON_PROFILE_CHANGE'. / Invalid "
     "'multi_device_gpus' entry '<item>' for model '<m>'; expected comma-separated GPU ids.",
     stage=Stage.LOAD,
+    backend="tensorrt",
 )
 def tensorrt_parameter_invalid(context: ModelContext) -> Iterator[Finding]:
     """`execution_context_allocation_strategy` is STATIC or ON_PROFILE_CHANGE.

@@ -33,6 +33,7 @@ def _multi_device(config: ModelConfig) -> bool:
     "A TensorRT model with an instance group that is not (or does not resolve to) KIND_GPU.",
     triton="unable to load model '<m>', TensorRT backend supports only GPU device",
     stage=Stage.LOAD,
+    backend="tensorrt",
 )
 def tensorrt_kind_not_gpu(context: ModelContext) -> Iterator[Finding]:
     """The TensorRT backend runs engines on GPUs only: KIND_CPU, KIND_MODEL, and a
@@ -81,6 +82,7 @@ def tensorrt_kind_not_gpu(context: ModelContext) -> Iterator[Finding]:
     "A TensorRT instance group with more than one secondary device.",
     triton="<instance> of model <m> must have either zero or or one secondary devices",
     stage=Stage.LOAD,
+    backend="tensorrt",
 )
 def tensorrt_secondary_devices(context: ModelContext) -> Iterator[Finding]:
     """A TensorRT instance can use at most one NVDLA core (`secondary_devices`).
@@ -115,6 +117,7 @@ def tensorrt_secondary_devices(context: ModelContext) -> Iterator[Finding]:
     "An OpenVINO model with an instance group that is not (or does not resolve to) KIND_CPU.",
     triton="unable to load model '<m>', Triton OpenVINO backend supports only Kind CPU and AUTO",
     stage=Stage.LOAD,
+    backend="openvino",
 )
 def openvino_kind_not_cpu(context: ModelContext) -> Iterator[Finding]:
     """The OpenVINO backend runs on the CPU only. Without instance_group Triton picks

@@ -75,6 +75,7 @@ def _profiles(context: ModelContext) -> Iterator[tuple[Group, int, str, int | No
     "group <g> of model <model> and platform tensorrt_plan specifies invalid profile "
     "<profile>. The field should contain the string representation of a non-negative integer.",
     stage=Stage.LOAD,
+    backend="tensorrt",
 )
 def profile_invalid(context: ModelContext) -> Iterator[Finding]:
     """`profile` lists optimization profile indexes of the engine as strings ("0", "1").

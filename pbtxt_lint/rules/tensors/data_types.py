@@ -16,6 +16,7 @@ from pbtxt_lint.rules.base import Finding, Stage, rule
 from pbtxt_lint.rules.common import config_dims, type_name
 from pbtxt_lint.rules.tensors.common import Tensor, tensors
 from pbtxt_lint.schema import ModelConfig
+from pbtxt_lint.targets import RELEASES, Release
 from pbtxt_lint.triton.autofill import backend_of
 from pbtxt_lint.triton.backends import BACKENDS
 
@@ -33,11 +34,28 @@ _TYPE_INSTEAD = {
 }
 
 
-def _data_type_problem(config: ModelConfig, tensor: Tensor) -> tuple[str, Severity, str] | None:
+def _data_type_problem(
+    config: ModelConfig, tensor: Tensor, target: Release | None
+) -> tuple[str, Severity, str] | None:
     """Why this backend cannot take the tensor's data type: (text, severity, hint)."""
     backend = backend_of(config)
     written_type = type_name(tensor.io.data_type)
     entry = BACKENDS.get(backend)
+    since = entry.type_since(written_type) if entry is not None else None
+    if since is not None and (target is None or target.server < since):
+        release = next(r for r in RELEASES if r.server == since)
+        return (
+            f"backend '{backend}' takes {written_type} only from Triton {release.label} on"
+            + (
+                f", so on {target.label} the model fails to load ('unsupported datatype "
+                f"{written_type}')"
+                if target is not None
+                else "; older releases fail to load the model ('unsupported datatype "
+                f"{written_type}'; --triton-version tells which one you target)"
+            ),
+            ERROR if target is not None else INFO,
+            f"use {_TYPE_INSTEAD[written_type]}, or deploy on {release.container} or newer",
+        )
     if entry is not None and written_type in entry.unsupported_types:
         return (
             f"backend '{backend}' does not support {written_type}, so the model fails to "
@@ -78,15 +96,15 @@ def _data_type_problem(config: ModelConfig, tensor: Tensor) -> tuple[str, Severi
     "An input or output data type the model's backend cannot take.",
     triton="unsupported datatype <TYPE_X> for input '<name>' for model '<model>'",
     stage=Stage.LOAD,
-    backend=("pytorch", "python"),
+    backend=("onnxruntime", "tensorrt", "openvino", "tensorflow", "pytorch", "python"),
 )
 def data_type_unsupported_by_backend(context: ModelContext) -> Iterator[Finding]:
     """Triton's core accepts every data type; backends refuse some when the model
     loads. TensorRT has no TYPE_STRING, TYPE_UINT16/32/64, TYPE_INT16 or TYPE_FP64;
     OpenVINO no TYPE_FP64, TYPE_STRING or TYPE_BF16; PyTorch no TYPE_UINT16/32/64 or
     TYPE_BF16, and TYPE_STRING only as a 1-D list (batch dimension included);
-    TensorFlow no TYPE_BF16. Python loads TYPE_BF16 but cannot turn it into NumPy
-    (info).
+    TensorFlow no TYPE_BF16; ONNX Runtime takes TYPE_BF16 only from 26.03 on (info
+    without --triton-version). Python loads TYPE_BF16 but cannot turn it into NumPy (info).
 
     Bad:
         backend: "tensorrt"
@@ -99,7 +117,7 @@ def data_type_unsupported_by_backend(context: ModelContext) -> Iterator[Finding]
     if config is None:
         return
     for tensor in tensors(config):
-        problem = _data_type_problem(config, tensor)
+        problem = _data_type_problem(config, tensor, context.settings.target)
         if problem is not None:
             text, severity, hint = problem
             yield Finding(

@@ -67,7 +67,7 @@ def _optional_problem(config: ModelConfig, model_input: ModelInput) -> tuple[str
     triton="'optional' is set to true for input '<name>' while the backend model doesn't "
     "support optional input",
     stage=Stage.LOAD,
-    backend="pytorch",
+    backend=("onnxruntime", "tensorrt", "openvino", "tensorflow", "dali", "pytorch"),
 )
 def optional_input_unsupported(context: ModelContext) -> Iterator[Finding]:
     """Only backends that opt in accept `optional: true`: ONNX Runtime (and only with
