@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pbtxt_lint.analysis.context import ModelContext
+from pbtxt_lint.analysis.contract import Batch, ModelContract, model_contract
 from pbtxt_lint.diagnostics import Severity, Span
 from pbtxt_lint.echo import bound_message
 from pbtxt_lint.jsonconfig.reader import (
@@ -106,8 +107,15 @@ def _data_type_name(number: int) -> str:
 class RequestChecker:
     """Checks one request body against one model configuration."""
 
-    def __init__(self, config: ModelConfig, model_name: str, text: str) -> None:
+    def __init__(
+        self,
+        config: ModelConfig,
+        model_name: str,
+        text: str,
+        contract: ModelContract | None = None,
+    ) -> None:
         self.config = config
+        self.contract = contract
         self.model = config.name or model_name
         self.text = text
         self.positions = JsonPositions(text)
@@ -158,6 +166,7 @@ class RequestChecker:
                 )
             )
             return self.problems
+        self.check_transaction(root)
         if root.kind != "object":
             self.report(
                 "request-not-object",
@@ -183,7 +192,9 @@ class RequestChecker:
         batch = self.check_batch(readable)
         for entry in readable:
             self.check_input(entry)
+        self.check_batch_axis(readable)
         self.check_sequence(root, batch)
+        self.check_ensemble_batch(root, batch)
         return sorted(
             self.problems, key=lambda p: (p.span.line, p.span.column) if p.span else (0, 0)
         )
@@ -663,20 +674,31 @@ class RequestChecker:
         )
 
     def check_sequence(self, root: JsonValue, batch: int | None) -> None:
-        """Stateful models: the sequence batcher needs a correlation ID and batch 1."""
-        if not self.config.HasField("sequence_batching"):
+        """Stateful models: the sequence batcher needs a correlation ID and batch 1. An
+        ensemble passes its requests' IDs and flags on to a step with sequence batching,
+        whose batcher then asks the same (`in ensemble '<e>', ...`)."""
+        own = self.config.HasField("sequence_batching")
+        steps = self.contract.sequence_models if self.contract is not None else ()
+        if not own and not steps:
             return
+        sequencer = self.model if own else steps[0]
+        where = "" if own else f"in ensemble '{self.model}', "
+        uses = (
+            f"model '{self.model}' uses the sequence batcher"
+            if own
+            else f"ensemble '{self.model}' passes each request to its step '{sequencer}', "
+            "which uses the sequence batcher"
+        )
         parameters = root.member("parameters")
         params = parameters.value if parameters and parameters.value.kind == "object" else None
         sequence_id = params.member("sequence_id") if params else None
         if sequence_id is None or sequence_id.value.value in (0, "", None):
             self.report(
                 "missing-sequence-id",
-                f"model '{self.model}' uses the sequence batcher: every request belongs to a "
-                "sequence",
+                f"{uses}: every request belongs to a sequence",
                 sequence_id.value if sequence_id else root,
-                f"inference request to model '{self.model}' must specify a non-zero or non-empty "
-                "correlation ID",
+                f"{where}inference request to model '{sequencer}' must specify a non-zero or "
+                "non-empty correlation ID",
                 'add "parameters": {"sequence_id": 1, "sequence_start": true} (and '
                 '"sequence_end": true on the last request)',
             )
@@ -685,14 +707,15 @@ class RequestChecker:
                 "sequence-start",
                 'no "sequence_start": the first request of a sequence must set it',
                 sequence_id.value,
-                f"inference request for sequence {sequence_id.value.value} to model "
-                f"'{self.model}' must specify the START flag on the first request of the sequence",
+                f"{where}inference request for sequence {sequence_id.value.value} to model "
+                f"'{sequencer}' must specify the START flag on the first request of the "
+                "sequence",
                 'add "sequence_start": true to the parameters of the first request',
                 Severity.WARNING,
             )
-        elif sequence_id is not None:
+        elif sequence_id is not None and own:
             self.check_correlation_id_type(sequence_id.value)
-        if batch is not None and batch > 1:
+        if batch is not None and batch > 1 and own:
             self.report(
                 "sequence-batch",
                 f"batch size {batch}: the sequence batcher takes one request per sequence step",
@@ -701,6 +724,79 @@ class RequestChecker:
                 "requirements of sequence batcher",
                 "send batch size 1 (the first dimension of every input)",
             )
+
+    def check_transaction(self, root: JsonValue) -> None:
+        """A decoupled model (an ensemble with a decoupled step included) takes no plain
+        inference: the front ends refuse it before reading the body
+        (`HTTPAPIServer::CheckTransactionPolicy`, gRPC `ModelInferHandler`)."""
+        contract = self.contract
+        if contract is None or not contract.decoupled:
+            return
+        why = (
+            f"ensemble '{self.model}' is decoupled because its step "
+            + ", ".join(f"'{m}'" for m in contract.decoupled_models)
+            + " is"
+            if contract.decoupled_models
+            else f"model '{self.model}' is decoupled"
+        )
+        self.report(
+            "decoupled-model",
+            f"{why}: POST /v2/models/{self.model}/infer and gRPC ModelInfer refuse every "
+            "request to it, whatever the body",
+            root,
+            "HTTP end point doesn't support models with decoupled transaction policy",
+            f"POST the inputs to /v2/models/{self.model}/generate_stream (or /generate), or "
+            "stream them with gRPC ModelStreamInfer",
+        )
+
+    def check_batch_axis(self, inputs: list[_Input]) -> None:
+        """Inputs whose axis 0 the model file says is not the batch Triton reads there."""
+        contract = self.contract
+        if contract is None or not contract.batching:
+            return
+        for entry in inputs:
+            tensor = contract.inputs.get(entry.name or "")
+            if tensor is None or not entry.shape or tensor.batch.kind is Batch.DIM0:
+                continue
+            fact = tensor.batch
+            if fact.kind is Batch.OTHER:
+                said = f"dim 0 of '{entry.name}' counts {fact.counts}"
+            elif fact.kind is Batch.AXIS:
+                said = f"the batch of '{entry.name}' is axis {fact.axis}"
+            else:
+                continue
+            self.report(
+                "batch-axis",
+                f"{fact.evidence}: {said}, but with max_batch_size {contract.max_batch_size} "
+                f"Triton reads {entry.shape[0]} (dim 0 of this request's '{entry.name}') as the "
+                "batch size, and dynamic batching concatenates requests along it",
+                self.shape_node(entry),
+                hint="serve the model with max_batch_size: 0 and its whole shapes in dims "
+                "(`pbtxt-lint check` explains: PL900-PL902)",
+                severity=Severity.WARNING,
+            )
+
+    def check_ensemble_batch(self, root: JsonValue, batch: int | None) -> None:
+        """A batch an ensemble accepts but one of its steps without batching does not."""
+        contract = self.contract
+        if contract is None or batch is None:
+            return
+        for limit in contract.batch_limits:
+            if batch == limit.takes:
+                continue
+            got = _dims([batch, *limit.item])
+            self.report(
+                "ensemble-batch",
+                f"batch size {batch}: step '{limit.step}' of ensemble '{self.model}' has "
+                f"max_batch_size 0 and reads '{limit.port}' as {_shape(limit.wanted)}, which "
+                f"takes a batch of {limit.takes} only",
+                root.member("inputs"),
+                f"in ensemble '{self.model}', [request id: <id_unknown>] unexpected shape for "
+                f"input '{limit.port}' for model '{limit.step}'. Expected "
+                f"{_dims(limit.wanted)}, got {got}",
+                f"send a batch of {limit.takes} per request (`pbtxt-lint check` explains: PL527)",
+            )
+            return
 
     def check_correlation_id_type(self, sequence_id: JsonValue) -> None:
         """A string ID for a numeric CORRID control, or a number for a TYPE_STRING one.
@@ -765,17 +861,36 @@ def _corrid_control(config: ModelConfig) -> tuple[str, str] | None:
     return None
 
 
-def check_request(config: ModelConfig, model_name: str, text: str) -> list[RequestProblem]:
-    """Every problem the server would find with the request body `text`."""
-    return RequestChecker(config, model_name, text).check()
+def check_request(
+    config: ModelConfig, model_name: str, text: str, contract: ModelContract | None = None
+) -> list[RequestProblem]:
+    """Every problem the server would find with the request body `text` (what the
+    model's contract adds: its decoupled steps, sequence steps and batch axes)."""
+    return RequestChecker(config, model_name, text, contract).check()
 
 
 class RequestSetupError(Exception):
     """The model's configuration cannot be had; the message is for the user."""
 
 
+@dataclass(frozen=True)
+class LoadedModel:
+    """What a request is checked against: the config, the model's name, its contract."""
+
+    config: ModelConfig
+    name: str
+    contract: ModelContract | None
+
+
 def load_model_config(path: Path) -> tuple[ModelConfig, str]:
-    """The configuration the server checks requests against, and the model's name.
+    """The configuration the server checks requests against, and the model's name."""
+    loaded = load_model(path)
+    return loaded.config, loaded.name
+
+
+def load_model(path: Path) -> LoadedModel:
+    """The configuration the server checks requests against, the model's name and its
+    contract (an ensemble's steps, its batch limits, the model file's batch axis).
 
     `path` is a model folder (or its config file). The config is completed the way
     Triton's backend completes it from the model file where pbtxt-lint can emulate that
@@ -807,4 +922,4 @@ def load_model_config(path: Path) -> tuple[ModelConfig, str]:
             f"{path}: the model has no config.pbtxt (and pbtxt-lint cannot complete one from "
             "its model file) to check the request against"
         )
-    return config, model
+    return LoadedModel(config, model, model_contract(context))

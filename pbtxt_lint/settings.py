@@ -79,6 +79,9 @@ class Settings:
     auto_complete: bool = True
     model_config_name: str | None = None
     config_only: bool = False
+    deep: bool = False
+    """`--deep`: run ONNX models on synthetic batches (onnxruntime) to confirm what their
+    batch axis is."""
     gpus: int | None = None
     select: frozenset[str] = field(default_factory=frozenset)
     ignore: frozenset[str] = field(default_factory=frozenset)

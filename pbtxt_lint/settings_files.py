@@ -41,6 +41,7 @@ KEYS = (
     "gpus",
     "triton-version",
     "config-only",
+    "deep",
     "python-packages",
     "container",
     "backends",
@@ -118,6 +119,7 @@ class Options:
     gpus: int | None = None
     triton_version: str | None = None
     config_only: bool | None = None
+    deep: bool | None = None
     python_packages: Path | None = None
     container: str | None = None
     backends: tuple[str, ...] = ()
@@ -253,7 +255,7 @@ def parse_table(table: Mapping[str, Any], path: Path) -> _Layer:
             )
         elif key == "severity":
             layer.values[key] = _severities(value, where)
-        elif key in ("disable-auto-complete-config", "config-only"):
+        elif key in ("disable-auto-complete-config", "config-only", "deep"):
             layer.values[key] = _bool(value, where)
         elif key == "model-config-name":
             if not isinstance(value, str) or not value:
@@ -389,6 +391,7 @@ def cli_layer(options: Options) -> _Layer:
         ("model-config-name", options.model_config_name),
         ("gpus", options.gpus),
         ("config-only", options.config_only),
+        ("deep", options.deep),
     ):
         if value is not None:
             layer.values[key] = value
@@ -426,6 +429,7 @@ def merge(
         auto_complete=not values.get("disable-auto-complete-config", False),
         model_config_name=values.get("model-config-name"),
         config_only=values.get("config-only", False),
+        deep=values.get("deep", False),
         gpus=values.get("gpus"),
         select=values.get("select", frozenset()),
         ignore=values.get("ignore", frozenset()),
@@ -448,6 +452,7 @@ def merge(
         "gpus": "unknown (GPU placement is a fact about the host, not a verdict)",
         "triton-version": "newest known",
         "config-only": "false",
+        "deep": "false (header-only: model files are read, never run)",
         "python-packages": "none (third-party imports are facts about the host)",
         "container": "unknown (backend availability is a fact, not a verdict)",
         "backends": "unknown",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,10 +84,13 @@ def load_case(folder: Path) -> dict[str, Any]:
         return tomllib.load(handle)
 
 
-def evaluate(folder: Path) -> Outcome:
+def evaluate(folder: Path, deep: bool = False) -> Outcome:
     spec = load_case(folder)
     outcome = Outcome(folder.name, str(spec["kind"]))
-    result = lint([folder / "repo"], settings_for(list(spec.get("args", []))))
+    settings = settings_for(list(spec.get("args", [])))
+    if deep:
+        settings = replace(settings, deep=True)
+    result = lint([folder / "repo"], settings)
     for diagnostic in result.diagnostics:
         if diagnostic.severity in REPORTED:
             outcome.findings.append(
@@ -118,8 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--verbose", action="store_true", help="print every message")
     parser.add_argument("--json", type=Path, help="also write the outcomes as JSON")
+    parser.add_argument(
+        "--deep", action="store_true", help="lint with --deep (runs ONNX models; onnxruntime)"
+    )
     args = parser.parse_args(argv)
-    outcomes = [evaluate(folder) for folder in case_folders(args.cases, args.set)]
+    outcomes = [evaluate(folder, args.deep) for folder in case_folders(args.cases, args.set)]
     mistakes = [o for o in outcomes if o.kind == "mistake"]
     controls = [o for o in outcomes if o.kind == "control"]
     for outcome in outcomes:

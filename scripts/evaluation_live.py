@@ -1,6 +1,7 @@
 """Serve evaluation cases with the real tritonserver and send the requests their case.toml names.
 
-    .venv/bin/python scripts/evaluation_live.py --server-dir DIR --numpy-dir NP [CASE ...]
+    .venv/bin/python scripts/evaluation_live.py --server-dir DIR --numpy-dir NP \\
+        [--set DIR] [CASE ...]
 
 Why: every case of ``tests/evaluation/`` says which request fails (or answers wrong) and
 what Triton answers. This script checks those claims against tritonserver 2.51 (the
@@ -258,11 +259,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--libs", type=Path, required=True)
     parser.add_argument("--numpy-dir", type=Path, required=True)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--set", type=Path, default=CASES, help="folder of cases (default: tests/evaluation)"
+    )
     args = parser.parse_args(argv)
-    names = args.cases or sorted(p.name for p in CASES.iterdir() if (p / "case.toml").is_file())
+    cases: Path = args.set
+    names = args.cases or sorted(p.name for p in cases.iterdir() if (p / "case.toml").is_file())
     everything: dict[str, list[dict[str, Any]]] = {}
     for name in names:
-        results = run_case(CASES / name, args.server_dir, args.libs, args.numpy_dir)
+        results = run_case(cases / name, args.server_dir, args.libs, args.numpy_dir)
         if not results:
             continue
         everything[name] = results

@@ -31,6 +31,7 @@ from make_fixture_artifacts import (  # noqa: E402
     IO,
     Graph,
     OpenVino,
+    Ops,
     Plan,
     SavedModel,
     Spec,
@@ -276,6 +277,116 @@ HELDOUT_TABLE: dict[str, Spec] = {
 }
 """Held-out case path (below tests/heldout) -> how the file is made."""
 
+# tests/heldout/contracts: ONNX graphs with the dim names and the ops the threads' exports
+# have, at toy sizes.
+YOLOV7_END2END = Ops(  # yolov7 export.py --end2end --dynamic-batch, the onnxruntime NMS variant
+    (("images", FLOAT, ("batch", 3, 64, 64)),),
+    (("output", FLOAT, ("Concatoutput_dim_0", 7)),),
+    (
+        ("/model.105/Conv", "Conv", ("images", "head.weight"), ("head",), {"strides": [8, 8]}),
+        ("/model.105/Reshape", "Reshape", ("head", "head_shape"), ("grid",), {}),
+        ("/model.105/Transpose", "Transpose", ("grid",), ("preds",), {"perm": [0, 2, 1]}),
+        ("/end2end/Slice", "Slice", ("preds", "zero", "four", "two"), ("xyxy",), {}),
+        ("/end2end/Slice_1", "Slice", ("grid", "four", "seven", "one"), ("conf",), {}),
+        (
+            "/end2end/NonMaxSuppression",
+            "NonMaxSuppression",
+            ("xyxy", "conf", "topk_all", "iou_thres", "conf_thres"),
+            ("selected",),
+            {},
+        ),
+        ("/end2end/Gather", "Gather", ("selected", "zero"), ("batch_id",), {"axis": 1}),
+        ("/end2end/Gather_1", "Gather", ("selected", "one"), ("category",), {"axis": 1}),
+        ("/end2end/Gather_2", "Gather", ("selected", "two"), ("box_id",), {"axis": 1}),
+        ("/end2end/Reshape", "Reshape", ("xyxy", "rows_of_four"), ("all_boxes",), {}),
+        ("/end2end/Squeeze", "Squeeze", ("box_id", "one"), ("box_rows",), {}),
+        ("/end2end/Gather_3", "Gather", ("all_boxes", "box_rows"), ("boxes",), {"axis": 0}),
+        ("/end2end/Cast", "Cast", ("batch_id",), ("batch_f",), {"to": FLOAT}),
+        ("/end2end/Cast_1", "Cast", ("category",), ("category_f",), {"to": FLOAT}),
+        ("/end2end/Cast_2", "Cast", ("box_id",), ("score_f",), {"to": FLOAT}),
+        (
+            "/end2end/Concat",
+            "Concat",
+            ("batch_f", "boxes", "category_f", "score_f"),
+            ("output",),
+            {"axis": 1},
+        ),
+    ),
+    constants=(
+        ("head_shape", (0, 7, -1)),
+        ("zero", (0,)),
+        ("one", (1,)),
+        ("two", (2,)),
+        ("four", (4,)),
+        ("seven", (7,)),
+        ("topk_all", (100,)),
+        ("rows_of_four", (-1, 4)),
+    ),
+    weights=(("head.weight", (7, 3, 8, 8)), ("iou_thres", (1,)), ("conf_thres", (1,))),
+)
+ENCODER_SEQUENCE_FIRST = Ops(  # an nn.TransformerEncoder layer's linear part, time-major
+    (("src", FLOAT, ("sequence_length", "batch_size", 256)),),
+    (("memory", FLOAT, ("sequence_length", "batch_size", 256)),),
+    (
+        ("/linear1/MatMul", "MatMul", ("src", "linear1.weight"), ("projected",), {}),
+        ("/linear1/Add", "Add", ("projected", "linear1.bias"), ("shifted",), {}),
+        ("/activation/Relu", "Relu", ("shifted",), ("memory",), {}),
+    ),
+    weights=(("linear1.weight", (256, 256)), ("linear1.bias", (256,))),
+)
+CNN_WITH_BOXES = Ops(  # torch.onnx with dynamic_axes given as lists: auto-named dims
+    (
+        ("input00", FLOAT, ("input00_dynamic_axes_1", 3, 32, 32)),
+        ("input01", FLOAT, ("input01_dynamic_axes_1", 4)),
+    ),
+    (("output", FLOAT, ("output_dynamic_axes_1", 10)),),
+    (
+        ("/Shape", "Shape", ("input01",), ("boxes_shape",), {}),
+        ("/Gather", "Gather", ("boxes_shape", "zero"), ("box_count",), {"axis": 0}),
+        ("/ConstantOfShape", "ConstantOfShape", ("box_count",), ("image_of_box",), {}),
+        ("/Cast", "Cast", ("image_of_box",), ("image_index",), {"to": INT64}),
+        (
+            "/RoiAlign",
+            "RoiAlign",
+            ("input00", "input01", "image_index"),
+            ("pooled",),
+            {"output_height": 4, "output_width": 4},
+        ),
+        ("/Flatten", "Flatten", ("pooled",), ("flat",), {"axis": 1}),
+        ("/fc/MatMul", "MatMul", ("flat", "fc.weight"), ("output",), {}),
+    ),
+    constants=(("zero", (0,)),),
+    weights=(("fc.weight", (48, 10)),),
+)
+ENHANCE = Graph(
+    [("image", FLOAT, ["batch", 32, 48, 3])], [("enhanced", FLOAT, ["batch", 32, 48, 3])]
+)
+CROP_CLASSIFIER = Graph([("crop", FLOAT, ["batch", 3, 16, 16])], [("logits", FLOAT, ["batch", 10])])
+PAR_RESNET = Graph(
+    [("input.1", FLOAT, ["batch_size", 3, 288, 144])], [("512", FLOAT, ["batch_size", 22])]
+)
+DUMMY_SEQUENCE = Graph(
+    [("input", FLOAT, ["batch", "length"])], [("output", FLOAT, ["batch", "length"])]
+)
+CONTRACTS_TABLE: dict[str, Spec] = {
+    "contracts/m_onnx_yolov7_end2end_dynamic_batch/repo/yolov7/1/model.onnx": YOLOV7_END2END,
+    "contracts/c_onnx_yolov7_end2end_unbatched/repo/yolov7/1/model.onnx": YOLOV7_END2END,
+    "contracts/m_onnx_encoder_sequence_first/repo/encoder/1/model.onnx": ENCODER_SEQUENCE_FIRST,
+    "contracts/m_ens_boxes_beside_batched_images/repo/cnn_model/1/model.onnx": CNN_WITH_BOXES,
+    "contracts/m_ens_batching_step_into_crop/repo/enhance/1/model.onnx": ENHANCE,
+    "contracts/m_ens_batching_step_into_crop/repo/classify/1/model.onnx": CROP_CLASSIFIER,
+    "contracts/c_ens_crop_takes_the_batch_axis/repo/enhance/1/model.onnx": ENHANCE,
+    "contracts/c_ens_crop_takes_the_batch_axis/repo/classify/1/model.onnx": CROP_CLASSIFIER,
+    "contracts/c_onnx_par_batch_named_everywhere/repo/par/1/model.onnx": PAR_RESNET,
+    "contracts/m_onnx_requests_of_other_lengths/repo/dummy/1/model.onnx": DUMMY_SEQUENCE,
+    "contracts/m_pt_crnn_time_major_output/repo/crnn/1/model.pt": TorchScript(
+        (("input__0", "Tensor"),),
+        root="__torch__.crnn.CRNN",
+        body="    _0 = (self.cnn).forward(input__0, )\n    _1 = (self.rnn).forward(_0, )\n"
+        "    return _1\n",
+    ),
+}
+
 
 def model_files(root: Path) -> list[Path]:
     """The generated files of the cases: what the fixtures' generator counts, but each
@@ -286,17 +397,18 @@ def model_files(root: Path) -> list[Path]:
 def differences() -> list[str]:
     """Files the tables would write differently (or not at all) in the committed cases."""
     return table_differences(CASES, TABLE, 1, model_files) + table_differences(
-        HELDOUT, HELDOUT_TABLE, 2, model_files
+        HELDOUT, {**HELDOUT_TABLE, **CONTRACTS_TABLE}, 2, model_files
     )
 
 
 def main() -> int:
     def write() -> str:
         write_all(CASES, TABLE)
-        write_all(HELDOUT, HELDOUT_TABLE)
+        held_out = {**HELDOUT_TABLE, **CONTRACTS_TABLE}
+        write_all(HELDOUT, held_out)
         return (
             f"wrote {len(TABLE)} model files under {CASES.relative_to(ROOT)} and "
-            f"{len(HELDOUT_TABLE)} under {HELDOUT.relative_to(ROOT)}"
+            f"{len(held_out)} under {HELDOUT.relative_to(ROOT)}"
         )
 
     return command_line(__doc__.splitlines()[0], differences, write)

@@ -551,6 +551,116 @@ DYNAMIC_OUTPUT = Ops(  # the reshape target is an input too, so its size is unkn
     overridable=("target_shape",),
 )
 
+# Graphs whose axis 0 is not the batch everywhere (PL900-PL902, tests/heldout/contracts).
+YOLO_NMS = Ops(  # a detector exported with NMS inside: one row per detection over the batch
+    (("images", FLOAT, ("batch", 3, 32, 32)),),
+    (("output", FLOAT, ("num_dets", 7)),),
+    (
+        ("/model/Conv", "Conv", ("images", "model.weight"), ("feat",), {"strides": [8, 8]}),
+        ("/Reshape", "Reshape", ("feat", "pred_shape"), ("pred_t",), {}),
+        ("/Transpose", "Transpose", ("pred_t",), ("pred",), {"perm": [0, 2, 1]}),
+        ("/Slice", "Slice", ("pred", "box_start", "box_end", "last_axis"), ("boxes",), {}),
+        ("/Slice_1", "Slice", ("pred_t", "score_start", "score_end", "one"), ("scores",), {}),
+        (
+            "/NonMaxSuppression",
+            "NonMaxSuppression",
+            ("boxes", "scores", "max_boxes", "iou_threshold", "score_threshold"),
+            ("selected",),
+            {},
+        ),
+        ("/Gather", "Gather", ("selected", "zero"), ("image_index",), {"axis": 1}),
+        ("/Gather_1", "Gather", ("selected", "one"), ("class_id",), {"axis": 1}),
+        ("/Gather_2", "Gather", ("selected", "two"), ("box_index",), {"axis": 1}),
+        ("/Reshape_1", "Reshape", ("boxes", "flat_boxes"), ("boxes_flat",), {}),
+        ("/Squeeze", "Squeeze", ("box_index", "one"), ("box_rows",), {}),
+        ("/Gather_3", "Gather", ("boxes_flat", "box_rows"), ("det_boxes",), {"axis": 0}),
+        ("/Cast", "Cast", ("image_index",), ("image_f",), {"to": FLOAT}),
+        ("/Cast_1", "Cast", ("class_id",), ("class_f",), {"to": FLOAT}),
+        ("/Cast_2", "Cast", ("box_index",), ("score_f",), {"to": FLOAT}),
+        (
+            "/Concat",
+            "Concat",
+            ("image_f", "det_boxes", "class_f", "score_f"),
+            ("output",),
+            {"axis": 1},
+        ),
+    ),
+    constants=(
+        ("pred_shape", (0, 6, -1)),
+        ("box_start", (0,)),
+        ("box_end", (4,)),
+        ("last_axis", (2,)),
+        ("score_start", (4,)),
+        ("score_end", (6,)),
+        ("max_boxes", (100,)),
+        ("zero", (0,)),
+        ("one", (1,)),
+        ("two", (2,)),
+        ("flat_boxes", (-1, 4)),
+    ),
+    weights=(("model.weight", (6, 3, 8, 8)), ("iou_threshold", (1,)), ("score_threshold", (1,))),
+)
+ROI_HEAD = Ops(  # a second-stage head: feature maps per image, boxes with their image index
+    (
+        ("images", FLOAT, ("batch", 3, 32, 32)),
+        ("rois", FLOAT, ("num_rois", 4)),
+        ("batch_indices", INT64, ("num_rois",)),
+    ),
+    (("roi_features", FLOAT, ("num_rois", 3, 7, 7)),),
+    (
+        (
+            "/roi_align/RoiAlign",
+            "RoiAlign",
+            ("images", "rois", "batch_indices"),
+            ("roi_features",),
+            {"output_height": 7, "output_width": 7},
+        ),
+    ),
+)
+BERT_RENAMED = Ops(  # three inputs whose batch dim each exporter pass named its own way
+    (
+        ("input_ids", INT64, ("batch", "sequence")),
+        ("attention_mask", INT64, ("batch_size", "sequence")),
+        ("token_type_ids", INT64, ("N", "sequence")),
+    ),
+    (("logits", FLOAT, ("unk__12", "sequence")),),
+    (
+        ("/Add", "Add", ("input_ids", "attention_mask"), ("summed",), {}),
+        ("/Add_1", "Add", ("summed", "token_type_ids"), ("total",), {}),
+        ("/Cast", "Cast", ("total",), ("logits",), {"to": FLOAT}),
+    ),
+)
+LSTM_TIME_MAJOR = Ops(  # torch.nn.LSTM(80, 32) exported as is: [seq_len, batch, features]
+    (("features", FLOAT, ("seq_len", "batch", 80)),),
+    (("encoder_out", FLOAT, ("seq_len", 1, "batch", 32)),),
+    (
+        (
+            "/lstm/LSTM",
+            "LSTM",
+            ("features", "lstm.W", "lstm.R"),
+            ("encoder_out",),
+            {"hidden_size": 32},
+        ),
+    ),
+    weights=(("lstm.W", (1, 128, 80)), ("lstm.R", (1, 128, 32))),
+)
+LSTM_BATCH_FIRST = Ops(  # batch_first=True: torch.onnx transposes around the LSTM node
+    (("features", FLOAT, ("batch", "seq_len", 80)),),
+    (("encoder_out", FLOAT, ("batch", "seq_len", 1, 32)),),
+    (
+        ("/lstm/Transpose", "Transpose", ("features",), ("time_major",), {"perm": [1, 0, 2]}),
+        ("/lstm/LSTM", "LSTM", ("time_major", "lstm.W", "lstm.R"), ("y",), {"hidden_size": 32}),
+        ("/lstm/Transpose_1", "Transpose", ("y",), ("encoder_out",), {"perm": [2, 0, 1, 3]}),
+    ),
+    weights=(("lstm.W", (1, 128, 80)), ("lstm.R", (1, 128, 32))),
+)
+TRANSFORMER_TIME_MAJOR = Ops(  # nn.TransformerEncoder's default layout: [seq, batch, d_model]
+    (("src", FLOAT, ("seq_len", "batch_size", 64)),),
+    (("memory", FLOAT, ("seq_len", "batch_size", 64)),),
+    (("/layers.0/linear1/MatMul", "MatMul", ("src", "linear1.weight"), ("memory",), {}),),
+    weights=(("linear1.weight", (64, 64)),),
+)
+
 # Graphs where a node fixes a dim the file declares dynamic: ONNX Runtime reports the size.
 ISSUE_CLASSIFIER = Ops(  # declares logits [batch, 10]; a reshape to [1, 10] makes it [1, 10]
     (("images", FLOAT, ("batch", 4)),),
@@ -785,6 +895,15 @@ ARTIFACTS: dict[str, Spec] = {
     ),
     "PL618/fail_fixed_vs_dynamic/m/1/model.onnx": BERT,
     "PL618/pass_both_fixed/m/1/model.onnx": BERT,
+    # Axis 0 that is not the batch (PL900-PL902).
+    "PL900/fail_roi_head/m/1/model.onnx": ROI_HEAD,
+    "PL900/pass_roi_head_unbatched/m/1/model.onnx": ROI_HEAD,
+    "PL900/pass_batch_named_per_input/m/1/model.onnx": BERT_RENAMED,
+    "PL901/fail_nms_inside/m/1/model.onnx": YOLO_NMS,
+    "PL901/pass_nms_unbatched/m/1/model.onnx": YOLO_NMS,
+    "PL902/fail_lstm_time_major/m/1/model.onnx": LSTM_TIME_MAJOR,
+    "PL902/fail_transformer_time_major/m/1/model.onnx": TRANSFORMER_TIME_MAJOR,
+    "PL902/pass_lstm_batch_first/m/1/model.onnx": LSTM_BATCH_FIRST,
     # TensorRT plans: only the header is meaningful without a GPU.
     "PL630/fail_plan_for_other_release/m/1/model.plan": Plan((8, 6, 1, 6)),
     "PL630/pass_plan_matches_release/m/1/model.plan": Plan((10, 8, 0, 43)),

@@ -18,6 +18,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbtxt_lint import storage
 from pbtxt_lint.artifacts.onnx_signature import InferenceReport, OnnxSignature
@@ -33,6 +34,9 @@ from pbtxt_lint.artifacts.signature import (
 )
 from pbtxt_lint.schema.datatypes import config_type_from_onnx
 from pbtxt_lint.textproto.integers import BEYOND_64_BITS, integer
+
+if TYPE_CHECKING:
+    from pbtxt_lint.artifacts.onnx_axes import AxisTrace
 
 __all__ = ["read_onnx"]
 
@@ -100,8 +104,9 @@ def read_onnx(path: Path, model_dir: Path) -> OnnxSignature:
         size = len(buf)
         outputs = tuple(_spec(name, ty) for name, ty in model.outputs)
         inference, unoptimized = InferenceReport("skipped", _why_not(model, outputs)), None
+        axes = None
         if not inference.reason:
-            outputs, unoptimized, inference = _infer_shapes(model, outputs)
+            outputs, unoptimized, inference, axes = _infer_shapes(model, outputs)
     problems = []
     if size > _PROTOBUF_LIMIT:
         problems.append(
@@ -121,6 +126,7 @@ def read_onnx(path: Path, model_dir: Path) -> OnnxSignature:
         problems=tuple(problems),
         inference=inference,
         unoptimized_outputs=unoptimized,
+        axes=axes,
     )
 
 
@@ -138,12 +144,22 @@ def _why_not(model: _Model, outputs: tuple[TensorSpec, ...]) -> str:
 
 def _infer_shapes(
     model: _Model, outputs: tuple[TensorSpec, ...]
-) -> tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...] | None, InferenceReport]:
-    """Run the shape inference emulation; keep the declared shapes when it cannot finish."""
-    from pbtxt_lint.artifacts import onnx_graph, onnx_infer
+) -> tuple[
+    tuple[TensorSpec, ...], tuple[TensorSpec, ...] | None, InferenceReport, AxisTrace | None
+]:
+    """Run the shape inference emulation; keep the declared shapes when it cannot finish.
+    Also trace where each output axis comes from (`onnx_axes`), when the graph is read."""
+    from pbtxt_lint.artifacts import onnx_axes, onnx_graph, onnx_infer
 
     try:
         graph = onnx_graph.collect(model, model.graph_ranges)
+    except (onnx_graph.GraphTooLarge, ArtifactError) as exc:
+        reason = exc.message if isinstance(exc, ArtifactError) else str(exc)
+        return outputs, None, InferenceReport("declared", reason), None
+    axes = None
+    if onnx_axes.worth_tracing(graph, model.inputs, model.outputs):
+        axes = onnx_axes.trace_axes(graph, model.inputs, [name for name, _ in model.outputs])
+    try:
         result = onnx_infer.infer(
             graph,
             model.inputs,
@@ -153,10 +169,10 @@ def _infer_shapes(
             model.ir_version,
             model.opset,
         )
-    except (onnx_graph.GraphTooLarge, onnx_infer.GiveUp, ArtifactError) as exc:
+    except (onnx_infer.GiveUp, ArtifactError) as exc:
         reason = exc.message if isinstance(exc, ArtifactError) else str(exc)
-        return outputs, None, InferenceReport("declared", reason)
-    return result.outputs, result.unoptimized, result.report
+        return outputs, None, InferenceReport("declared", reason), axes
+    return result.outputs, result.unoptimized, result.report, axes
 
 
 def _model_file(path: Path) -> Path:

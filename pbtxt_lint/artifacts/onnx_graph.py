@@ -183,9 +183,9 @@ def _node(model: _Model, start: int, end: int, index: int, budget: _Budget) -> N
 WANTED = frozenset(
     {"axis", "axes", "perm", "keepdims", "noop_with_empty_axes", "to", "transA", "transB",
      "allowzero", "start", "end", "starts", "ends", "value", "value_int", "value_ints",
-     "value_float", "value_floats"}
+     "value_float", "value_floats", "layout"}
 )  # fmt: skip
-"""Attributes the inference reads; any other is recorded by name only."""
+"""Attributes the inference (and `onnx_axes`) reads; any other is recorded by name only."""
 
 
 def _attribute(model: _Model, start: int, end: int, budget: _Budget) -> tuple[str, Attr]:

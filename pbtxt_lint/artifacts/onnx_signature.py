@@ -14,8 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from pbtxt_lint.artifacts.signature import Dim, Signature, TensorSpec
+
+if TYPE_CHECKING:
+    from pbtxt_lint.artifacts.onnx_axes import AxisTrace
 
 DISABLE_ALL = 2
 """`optimization { graph { level: 2 } }`: the backend creates sessions with
@@ -81,6 +85,9 @@ class OnnxSignature(Signature):
     unoptimized_outputs: tuple[TensorSpec, ...] | None = None
     """The outputs as a session with graph optimizations disabled reports them, when they
     differ from `outputs` (a size only constant folding fixes)."""
+    axes: AxisTrace | None = None
+    """Where each axis of the outputs comes from (None: the graph was not read, because
+    every output is declared with fixed sizes, or it is too large)."""
 
 
 def as_served(signature: Signature, graph_level: int) -> Signature:

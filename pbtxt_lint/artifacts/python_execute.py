@@ -27,6 +27,7 @@ from pbtxt_lint.artifacts.python_syntax import (
     Aliases,
     argument,
     is_name,
+    local_function,
     own_nodes,
     string_literal,
 )
@@ -660,7 +661,7 @@ class _TensorFlow:
                 names.add(key)
                 stack.extend(self._values.get(key, ()))
             if isinstance(node, ast.Call):
-                helper = self._helper(node.func)
+                helper = local_function(node.func, self.functions)
                 if helper is not None and id(helper) not in seen:
                     seen.add(id(helper))
                     stack.extend(
@@ -668,13 +669,6 @@ class _TensorFlow:
                     )
             stack.extend(ast.iter_child_nodes(node))
         return frozenset(found)
-
-    def _helper(self, func: ast.expr) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-        if isinstance(func, ast.Name):
-            return self.functions.get(func.id)
-        if isinstance(func, ast.Attribute) and is_name(func.value, "self"):
-            return self.functions.get(func.attr)
-        return None
 
     def _helper_arguments(self, sink: str) -> Iterator[ast.AST]:
         """Arguments of calls to local helpers that pass a parameter on to the sink."""

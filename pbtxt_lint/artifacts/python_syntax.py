@@ -12,7 +12,7 @@ model.py readers.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 UTILS_MODULE = "triton_python_backend_utils"
@@ -95,6 +95,18 @@ def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
 
 def is_name(node: ast.AST, name: str | None) -> bool:
     return name is not None and isinstance(node, ast.Name) and node.id == name
+
+
+def local_function(
+    func: ast.expr, functions: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef]
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The module's own function or method a call's `func` names (`helper(...)`,
+    `self.helper(...)`), None for anything else."""
+    if isinstance(func, ast.Name):
+        return functions.get(func.id)
+    if isinstance(func, ast.Attribute) and is_name(func.value, "self"):
+        return functions.get(func.attr)
+    return None
 
 
 def string_literal(node: ast.expr | None) -> str | None:

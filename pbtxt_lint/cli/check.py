@@ -108,6 +108,13 @@ def _usage_error(message: str) -> NoReturn:
     help="Skip every check that needs the model artifacts.",
 )
 @click.option(
+    "--deep",
+    is_flag=True,
+    default=None,
+    help="Run ONNX models on synthetic batches of 1 and 2 (needs onnxruntime) to confirm "
+    "what their batch axis is.",
+)
+@click.option(
     "--gpus",
     type=click.IntRange(min=0),
     metavar="N",
@@ -211,6 +218,7 @@ def check(
     disable_auto_complete_config: bool | None,
     model_config_name: str | None,
     config_only: bool | None,
+    deep: bool | None,
     gpus: int | None,
     container: str | None,
     backends: tuple[str, ...],

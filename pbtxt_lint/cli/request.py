@@ -43,16 +43,17 @@ def request(model_dir: Path, request_file: Path, output_format: str) -> None:
     """
     from pbtxt_lint.diagnostics import Severity
     from pbtxt_lint.paths import shown_path
-    from pbtxt_lint.request import RequestSetupError, check_request, load_model_config
+    from pbtxt_lint.request import RequestSetupError, check_request, load_model
 
     try:
-        config, model = load_model_config(model_dir)
+        loaded = load_model(model_dir)
+        config, model = loaded.config, loaded.name
     except RequestSetupError as error:
         click.echo(f"pbtxt-lint: {inert(str(error))}", err=True)
         sys.exit(EXIT_USAGE)
     shown = "<stdin>" if str(request_file) == "-" else shown_path(request_file)
     text = _read_request(request_file, shown)
-    problems = check_request(config, model, text)
+    problems = check_request(config, model, text, loaded.contract)
     errors = sum(1 for p in problems if p.severity is Severity.ERROR)
     warnings = len(problems) - errors
     if output_format == "json":

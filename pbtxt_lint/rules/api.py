@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from pbtxt_lint.artifacts.onnx_signature import as_served, inference_note
     from pbtxt_lint.artifacts.openvino import OpenVinoSignature
     from pbtxt_lint.artifacts.python_bls_exec import bls_execs
+    from pbtxt_lint.artifacts.python_bls_io import BlsRequest, BlsTensor, bls_requests
     from pbtxt_lint.artifacts.python_env import EnvListing, environment_key, list_environment
     from pbtxt_lint.artifacts.python_flow import analyse_flow
     from pbtxt_lint.artifacts.python_imports import ImportScan, ImportUse, scan_imports
@@ -93,6 +94,7 @@ if TYPE_CHECKING:
     )
     from pbtxt_lint.artifacts.python_numpy import CONFIG_TO_NUMPY, SENT_AS
     from pbtxt_lint.artifacts.python_packages import ProfileError, read_host_packages
+    from pbtxt_lint.artifacts.python_ranges import scaled_tensors
     from pbtxt_lint.artifacts.python_responses import EMPTY_BATCH
     from pbtxt_lint.artifacts.python_sizes import Dims, Size
     from pbtxt_lint.artifacts.python_stdlib import known_versions, stdlib_modules
@@ -178,6 +180,10 @@ DEFERRED: dict[str, str] = {
     "list_environment": "python_env",
     "analyse_flow": "python_flow",
     "bls_execs": "python_bls_exec",
+    "BlsRequest": "python_bls_io",
+    "BlsTensor": "python_bls_io",
+    "bls_requests": "python_bls_io",
+    "scaled_tensors": "python_ranges",
     "bad_calls": "python_methods",
     "model_class": "python_methods",
     "non_list_returns": "python_methods",
@@ -275,6 +281,8 @@ __all__ = [
     "WARNING",
     "Arr",
     "AutoComplete",
+    "BlsRequest",
+    "BlsTensor",
     "Check",
     "Completed",
     "DataType",
@@ -329,6 +337,7 @@ __all__ = [
     "backend_of",
     "bad_calls",
     "bls_execs",
+    "bls_requests",
     "config_dims",
     "container_modules",
     "default_stub_python",
@@ -360,6 +369,7 @@ __all__ = [
     "releases_shipping",
     "rule",
     "same_release",
+    "scaled_tensors",
     "scan_imports",
     "scan_version_folders",
     "shipped_backends",

@@ -128,6 +128,10 @@ class Backend:
     batch_inputs: bool | None = None
     """Computes `batch_input` tensors and feeds them to the model; False: the model
     never receives them; None: unknown."""
+    ragged_inputs: bool | None = None
+    """Takes the requests of a batch with shapes of their own when an input sets
+    `allow_ragged_batch` (each request's tensors apart, or a ragged batch), so the
+    model needs no change; None: unknown (a flattened input and a batch_input)."""
 
 
 # --- parameters, as each backend reads them ------------------------------------------
@@ -421,8 +425,10 @@ BACKENDS: Mapping[str, Backend] = {
             parameters=(PYTHON_ENV, PYTHON_FORCE_CPU),
             implicit_state=False,
             batch_inputs=False,
+            ragged_inputs=True,
         ),
-        # dali_backend: fills I/O and data types from the pipeline, dims when it can.
+        # dali_backend: fills I/O and data types from the pipeline, dims when it can;
+        # takes ragged batches (docs/tutorials/training_to_inference.md).
         Backend(
             "dali",
             published="dali_backend",
@@ -431,6 +437,7 @@ BACKENDS: Mapping[str, Backend] = {
             fills_max_batch_size=True,
             fills_listed_types=frozenset({"data_type"}),
             optional_inputs=False,
+            ragged_inputs=True,
             # ModelParameters (dali_backend src/parameters.h).
             parameters=DALI_PARAMETERS,
         ),

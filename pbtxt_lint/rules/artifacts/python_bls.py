@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pbtxt_lint.analysis.contract import contract_of
 from pbtxt_lint.analysis.tensors import model_tensors
 from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Scope, rule, suggest
 from pbtxt_lint.rules.artifacts.common import name_list
@@ -165,7 +166,8 @@ def python_bls_decoupled_callee(context: ModelContext) -> Iterator[Finding]:
     python backend refuses to run them on a decoupled model (an LLM served by vLLM or
     TensorRT-LLM, a streaming Python model); `exec(decoupled=True)` returns an iterator
     over its responses instead (python_backend src/request_executor.cc,
-    `RequestExecutor::Infer`). The call returns a response that carries this error and
+    `RequestExecutor::Infer`); an ensemble with a decoupled step is decoupled too (Triton
+    sets its flag from its steps). The call returns a response that carries this error and
     no outputs (observed on tritonserver 2.51: code that reads the outputs then fails
     with "Output tensor for inference response should not be empty."). The model
     loads; every request that reaches the call fails.
@@ -184,12 +186,11 @@ def python_bls_decoupled_callee(context: ModelContext) -> Iterator[Finding]:
         calls = {call.line: call for call in model.signature.execute_facts.bls}
         for done in bls_execs(model.signature.module, frozenset(calls)):
             name = calls[done.request_line].model_name
-            callee = context.workspace.model(name) if name else None
-            if done.decoupled is not False or callee is None or name == context.folder.name:
+            if done.decoupled is not False or not name or name == context.folder.name:
                 continue
-            completed = callee.completed
-            config = completed.config
-            if config is None or not config.model_transaction_policy.decoupled:
+            # An ensemble is decoupled when one of its steps is (Triton sets the flag).
+            callee = contract_of(context.workspace, name)
+            if callee is None or not callee.decoupled:
                 continue
             yield Finding(
                 f'{model.shown} line {done.line} runs a BLS request to "{name}" with exec() '

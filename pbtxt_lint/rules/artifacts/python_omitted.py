@@ -22,7 +22,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Scope, rule
-from pbtxt_lint.rules.artifacts.python_common import consumers, line_span, python_models
+from pbtxt_lint.rules.artifacts.python_common import (
+    PythonModel,
+    consumers,
+    line_span,
+    python_models,
+)
 
 if TYPE_CHECKING:  # the flow loads with the first model.py
     from pbtxt_lint.rules.api import ResponseValue
@@ -32,7 +37,8 @@ if TYPE_CHECKING:  # the flow loads with the first model.py
     "PL659",
     "python-output-omitted",
     WARNING,
-    "model.py answers some requests without a declared output it sends on other paths.",
+    "model.py answers without a declared output: on some paths, or, where an ensemble "
+    "reads it, on every path.",
     triton="missing required input(s) ['<name>']. Please provide all required input(s).",
     scope=Scope.MODEL_FILES,
     backend="python",
@@ -50,7 +56,9 @@ def python_output_omitted(context: ModelContext) -> Iterator[Finding]:
     not reported: error responses, answers that are empty on purpose
     (`output_tensors=[]`, as for a sequence's START request), outputs sent only when
     an optional input is or when `request.requested_output_names()` asks for them,
-    branches on settings rather than on the request's data, and decoupled models.
+    branches on settings rather than on the request's data, and decoupled models. An
+    output that no response holds on any path is reported where an ensemble reads it
+    (its step then never gets the input, or the ensemble answers without it).
 
     Bad:
         outputs = [pb_utils.Tensor("BOXES", boxes)]
@@ -66,7 +74,10 @@ def python_output_omitted(context: ModelContext) -> Iterator[Finding]:
         sites = [r for r in flow.responses if r.sent is not None]
         sent = set().union(*(r.sent.may for r in sites if r.sent is not None))
         for io in model.config.output:
-            if io.name not in sent or io.name in flow.guarded:
+            if io.name in flow.guarded:
+                continue
+            if io.name not in sent:
+                yield from _never_sent(context, model, io.name, sites)
                 continue
             lacking = [r for r in sites if _lacks(r, io.name)]
             if not lacking:
@@ -90,6 +101,30 @@ def python_output_omitted(context: ModelContext) -> Iterator[Finding]:
                 hint=f'send "{io.name}" on every path (an empty array when there is nothing '
                 "to report), or answer with pb_utils.InferenceResponse(error=...)",
             )
+
+
+def _never_sent(
+    context: ModelContext, model: PythonModel, name: str, sites: list[ResponseValue]
+) -> Iterator[Finding]:
+    """A declared output no response holds on any path, where an ensemble reads it: the
+    contract between the steps says the step makes it, and model.py never does."""
+    if not sites or any(r.sent is None or r.sent.unknown for r in sites):
+        return
+    if any(o.name == name for o in model.flow.outputs):
+        return  # a Tensor of that name exists: the flow does not see where it goes
+    effect = _ensemble_effect(context, name)
+    if not effect:
+        return
+    held = sorted(set().union(*(r.sent.may for r in sites if r.sent is not None)))
+    holds = ", ".join(f'"{n}"' for n in held) if held else "no tensor"
+    yield Finding(
+        f'{model.shown} never answers with "{name}", which its config declares: its '
+        f"responses (line {sites[0].line}) hold {holds}" + effect,
+        file=model.artifact.opened,
+        span=line_span(sites[0].line),
+        hint=f'add pb_utils.Tensor("{name}", ...) to the response, or map the step to an '
+        "output it makes",
+    )
 
 
 def _lacks(response: ResponseValue, name: str) -> bool:

@@ -7,4 +7,4 @@ Each fact is computed once in the analysis layer; these rules compare producer a
 consumer.
 """
 
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = ("onnx_batch", "bls", "values", "pipelines", "batching")

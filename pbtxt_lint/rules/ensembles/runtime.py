@@ -39,6 +39,7 @@ from pbtxt_lint.rules.api import (
 from pbtxt_lint.rules.ensembles.common import ensemble_finding, ensemble_graph
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
+    from pbtxt_lint.analysis.contract import BatchEdge
     from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Step
 
 VARIABLE = -1
@@ -188,8 +189,8 @@ def _message(edge: Edge, verdict: Verdict) -> str:
     "PL527",
     "ensemble-batch-into-fixed-step",
     WARNING,
-    "A batching step feeding a step without batching whose first dim is fixed, in an "
-    "ensemble that accepts larger batches: larger requests fail at that step.",
+    "The request's batch (an ensemble input, or a batching step's output) feeding a step "
+    "without batching that takes one batch size: larger requests fail at that step.",
     triton="in ensemble '<ensemble>', [request id: <id_unknown>] unexpected shape for input "
     "'<input>' for model '<model>'. Expected [...], got [...]",
     stage=INFERENCE,
@@ -200,7 +201,11 @@ def ensemble_batch_into_fixed_step(context: ModelContext) -> Iterator[Finding]:
     first axis is the request's batch. Triton's ensemble check lets that -1 meet the
     fixed first dim of a next step without batching (`dims: [ 1, 16 ]`), but that
     step's shape check then refuses every request whose batch is larger, although
-    the ensemble's own max_batch_size promised to accept it.
+    the ensemble's own max_batch_size promised to accept it. The same holds for an
+    ensemble input read directly by such a step, and for a step whose dims lack the
+    batch axis (`dims: [ 16 ]`): Triton strips the batch axis only from a batch of 1
+    (`EnsembleContext::ReshapeTensorDims`), so it works for batch 1 and fails for
+    every larger batch.
 
     Bad:
         ensemble max_batch_size: 16
@@ -212,18 +217,62 @@ def ensemble_batch_into_fixed_step(context: ModelContext) -> Iterator[Finding]:
     graph = ensemble_graph(context)
     if graph is None:
         return
-    for edge in variable_edges(graph):
-        verdict = _verdict(graph, edge)
-        if verdict is None or not verdict.certain:
-            continue
+    for message, consumer, mark in _batch_failures(graph):
         yield ensemble_finding(
             context,
-            _message(edge, verdict),
-            edge.consumer.path,
+            message,
+            consumer.path,
             "give the consumer batching (max_batch_size > 0 and dims without the batch), or "
             "lower the ensemble's max_batch_size to what it takes",
-            marks=[(edge.consumer, f"{_shape(edge.made)} into {_shape(edge.wanted)}")],
+            marks=[(consumer, mark)],
         )
+
+
+def _batch_failures(graph: EnsembleGraph) -> Iterator[tuple[str, Endpoint, str]]:
+    """(message, consumer, mark) of every edge where larger batches fail: a batching
+    step's -1 into a fixed first dim, then the request's batch followed from the
+    ensemble's inputs (analysis.contract): an ensemble input read directly, and a step
+    whose dims lack the batch axis."""
+    for edge in variable_edges(graph):
+        verdict = _verdict(graph, edge)
+        if verdict is not None and verdict.certain:
+            mark = f"{_shape(edge.made)} into {_shape(edge.wanted)}"
+            yield _message(edge, verdict), edge.consumer, mark
+    # deferred: the contract module loads with the first ensemble checked
+    from pbtxt_lint.analysis.contract import batch_edges
+
+    for batch in batch_edges(graph):
+        if batch.producer.step is None or batch.stripped:  # else: the edges above
+            mark = f"a batch into {_shape(batch.wanted)}"
+            yield _batch_message(graph, batch), batch.consumer, mark
+
+
+def _batch_message(graph: EnsembleGraph, batch: BatchEdge) -> str:
+    consumer = batch.consumer
+    assert consumer.step is not None
+    full = _shape((VARIABLE, *batch.item))
+    if batch.producer.step is None:
+        made = f"ensemble input `{batch.producer.tensor}` {full} carries the request's batch"
+    else:
+        made = (
+            f"{batch.producer.step.label} batches requests and writes "
+            f"`{batch.producer.tensor}` as {full}"
+        )
+    size = 2 if batch.stripped else batch.takes + 1
+    got = _shape((size, *batch.item))
+    why = (
+        "Triton strips the batch axis only from a batch of 1"
+        if batch.stripped
+        else f"it takes exactly {batch.takes} there"
+    )
+    return (
+        f"{made} (the ensemble accepts batches up to {graph.max_batch_size}), and "
+        f"{consumer.step.label} reads it as `{consumer.port}` {_shape(batch.wanted)} with "
+        f'max_batch_size 0: {why}, so a request with a batch of {size} fails with "in '
+        f"ensemble '{graph.name}', [request id: <id_unknown>] unexpected shape for input "
+        f"'{consumer.port}' for model '{consumer.step.model_name}'. Expected "
+        f'{_shape(batch.wanted)}, got {got}"'
+    )
 
 
 @rule(

@@ -90,7 +90,8 @@ def tensor_shape_mismatch(context: ModelContext) -> Iterator[Finding]:
                 f"{endpoint_phrase(reference, True, ref_type.shape)}; "
                 f"{endpoint_phrase(other, False, other_type.shape)}",
                 _type_path(other, "dims"),
-                "make the shapes agree (-1 matches any size; the batch dimension is "
+                _reshape_hint(context, other, ref_type)
+                or "make the shapes agree (-1 matches any size; the batch dimension is "
                 "implied by max_batch_size > 0)",
                 severity=WARNING if uncertain else None,
                 marks=[(other, f"shape {other_type.shape} vs {ref_type.shape}")],
@@ -99,6 +100,30 @@ def tensor_shape_mismatch(context: ModelContext) -> Iterator[Finding]:
 
 
 Typed = tuple["Endpoint", "TensorType"]
+
+
+def _reshape_hint(context: ModelContext, endpoint: Endpoint, wanted: TensorType) -> str:
+    """When the step's `reshape` is the shape the other side routes: a reshape changes
+    what the model sees, never what the ensemble routes or compares (its `dims`)."""
+    from pbtxt_lint.analysis.contract import contract_of
+    from pbtxt_lint.analysis.ensemble import Role, TensorType, format_dims
+
+    step = endpoint.step
+    contract = contract_of(context.workspace, step.model_name) if step is not None else None
+    if contract is None:
+        return ""
+    tensors = contract.inputs if endpoint.role is Role.READ else contract.outputs
+    tensor = tensors.get(endpoint.port)
+    if tensor is None or tensor.reshape is None:
+        return ""
+    routed = TensorType(wanted.data_type, tensor.reshape, wanted.batching)
+    if not routed.compatible(wanted):
+        return ""
+    return (
+        f"the ensemble routes and compares `dims`, not `reshape`: give `{endpoint.port}` "
+        f"dims {format_dims(tensor.reshape)} (what the ensemble passes) and reshape "
+        f"{format_dims(tensor.dims)} (what the model takes)"
+    )
 
 
 def _typed_tensors(context: ModelContext) -> Iterator[tuple[Tensor, Typed, list[Typed], bool]]:

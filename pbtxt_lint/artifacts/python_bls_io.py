@@ -1,0 +1,277 @@
+"""What each BLS request in a model.py sends and what the code reads from its answer.
+
+`pb_utils.InferenceRequest(model_name=..., inputs=[...], requested_output_names=[...])`
+is checked by Triton's core only when it runs (`InferenceRequest::Normalize`): the
+called model's input names, data types and shapes, its required inputs, and a
+correlation ID for a model with sequence batching. Its answer holds exactly the
+requested outputs, so `pb_utils.get_output_tensor_by_name(response, "x")` for any
+other name returns None. This module reads, with `ast` only, for every request: the
+`pb_utils.Tensor(...)` calls that reach its `inputs` (through names bound in the same
+function, list appends and the module's own helper functions and methods, whose
+returns are followed a few levels deep), whether that list is complete (every tensor
+of it found, each with a literal name), its correlation ID, and the literal names the
+code reads from the responses of its `exec()` / `async_exec()`. The arrays given to
+each Tensor are the value flow's (`python_flow`), matched by position.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from pbtxt_lint.artifacts.python_syntax import (
+    Aliases,
+    argument,
+    local_function,
+    own_nodes,
+    string_literal,
+)
+
+MAX_DEPTH = 3
+"""Nested helper calls followed when collecting a request's tensors."""
+
+_TENSORS = ("Tensor", "Tensor.from_dlpack")
+
+
+@dataclass(frozen=True)
+class BlsTensor:
+    """A `pb_utils.Tensor(name, array)` that reaches a request's inputs."""
+
+    name: str | None
+    """The literal name (None: computed)."""
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class BlsRead:
+    """`pb_utils.get_output_tensor_by_name(response, "name")` on the request's answer."""
+
+    name: str
+    line: int
+
+
+@dataclass(frozen=True)
+class BlsRequest:
+    line: int
+    model_name: str | None
+    """The literal (or module-constant) model name; None when computed."""
+    inputs: tuple[BlsTensor, ...]
+    complete: bool
+    """Every tensor the request can hold is among `inputs`, with a literal name."""
+    requested: tuple[str, ...] | None
+    """The literal requested_output_names (None: computed)."""
+    correlation: bool | None
+    """A correlation_id is passed (None: **kwargs, which may pass one)."""
+    reads: tuple[BlsRead, ...] = ()
+
+
+def bls_requests(module: ast.Module | None) -> tuple[BlsRequest, ...]:
+    """Every `pb_utils.InferenceRequest(...)` of the module, in source order."""
+    if module is None:
+        return ()
+    reader = _Reader(module)
+    return tuple(reader.requests())
+
+
+@dataclass
+class _Reader:
+    module: ast.Module
+    aliases: Aliases = field(init=False)
+    parents: dict[int, ast.AST] = field(default_factory=dict)
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    constants: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        imports = []
+        for node in ast.walk(self.module):
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                imports.append(node)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.functions.setdefault(node.name, node)
+        self.aliases = Aliases.of(imports)
+        for node in self.module.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                value = string_literal(node.value)
+                if isinstance(node.targets[0], ast.Name) and value is not None:
+                    self.constants[node.targets[0].id] = value
+
+    def requests(self) -> Iterator[BlsRequest]:
+        calls = [
+            node
+            for node in ast.walk(self.module)
+            if isinstance(node, ast.Call) and self.aliases.utility(node.func) == "InferenceRequest"
+        ]
+        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+            scope = self.scope_of(call)
+            name_node = argument(call, 4, "model_name")
+            model = string_literal(name_node)
+            if model is None and isinstance(name_node, ast.Name):
+                model = self.constants.get(name_node.id)
+            given = argument(call, 2, "inputs")
+            found: list[ast.Call] = []
+            complete = given is not None and self.tensors(given, scope, found, 0)
+            tensors = tuple(
+                BlsTensor(string_literal(argument(t, 0, "name")), t.lineno, t.col_offset)
+                for t in sorted(dict.fromkeys(found), key=lambda t: (t.lineno, t.col_offset))
+            )
+            complete = complete and all(t.name is not None for t in tensors)
+            yield BlsRequest(
+                call.lineno,
+                model,
+                tensors,
+                complete,
+                _names(argument(call, 3, "requested_output_names")),
+                _correlation(call),
+                tuple(self.reads(call, scope)),
+            )
+
+    def scope_of(self, node: ast.AST) -> ast.AST:
+        """The function whose own code `node` is (the module at top level)."""
+        current = self.parents.get(id(node))
+        while current is not None:
+            if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                return current
+            current = self.parents.get(id(current))
+        return self.module
+
+    # --- the tensors a request holds --------------------------------------------------------
+
+    def tensors(self, node: ast.expr, scope: ast.AST, found: list[ast.Call], depth: int) -> bool:
+        """Collect the Tensor calls `node` may hold into `found`; whether all were found."""
+        if isinstance(node, ast.List | ast.Tuple):
+            results = [self.tensors(e, scope, found, depth) for e in node.elts]
+            return all(results)
+        if isinstance(node, ast.Starred):
+            return self.tensors(node.value, scope, found, depth)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left = self.tensors(node.left, scope, found, depth)
+            return self.tensors(node.right, scope, found, depth) and left
+        if isinstance(node, ast.IfExp):
+            body = self.tensors(node.body, scope, found, depth)
+            return self.tensors(node.orelse, scope, found, depth) and body
+        if isinstance(node, ast.Name):
+            return self.bound(node.id, scope, found, depth)
+        if isinstance(node, ast.Call):
+            utility = self.aliases.utility(node.func)
+            if utility in _TENSORS:
+                found.append(node)
+                return True
+            if isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple") and node.args:
+                return self.tensors(node.args[0], scope, found, depth)
+            helper = local_function(node.func, self.functions)
+            if helper is not None and depth < MAX_DEPTH:
+                returns = [n.value for n in own_nodes(helper) if isinstance(n, ast.Return)]
+                results = [self.tensors(r, helper, found, depth + 1) for r in returns if r]
+                return bool(results) and all(results)
+        if isinstance(node, ast.ListComp):
+            self.tensors(node.elt, scope, found, depth)
+        return False
+
+    def bound(self, name: str, scope: ast.AST, found: list[ast.Call], depth: int) -> bool:
+        """What the name `name` holds in `scope`: every value bound to it there, and
+        everything appended or added to it."""
+        complete = True
+        seen = False
+        for node in own_nodes(scope):
+            if isinstance(node, ast.Assign) and any(_is(t, name) for t in node.targets):
+                seen = True
+                complete = self.tensors(node.value, scope, found, depth) and complete
+            elif isinstance(node, ast.AnnAssign | ast.AugAssign) and _is(node.target, name):
+                if node.value is not None:
+                    seen = True
+                    complete = self.tensors(node.value, scope, found, depth) and complete
+            elif isinstance(node, ast.For | ast.comprehension | ast.With) and _binds(node, name):
+                return False
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and _is(node.func.value, name)
+                and node.func.attr in ("append", "extend", "insert")
+                and node.args
+            ):
+                seen = True
+                added = node.args[-1]
+                if node.func.attr == "extend":
+                    complete = self.tensors(added, scope, found, depth) and complete
+                else:
+                    complete = self.tensors(ast.List([added]), scope, found, depth) and complete
+        return seen and complete
+
+    # --- what the code reads from the answers -------------------------------------------------
+
+    def reads(self, call: ast.Call, scope: ast.AST) -> Iterator[BlsRead]:
+        """Literal output names read from the responses of this request's exec calls: a
+        read whose response name was last bound (before it, in source order) to an exec
+        of this request, directly or through the name last bound to the request."""
+        bindings: dict[str, list[tuple[tuple[int, int], ast.expr]]] = {}
+        for node in own_nodes(scope):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        bindings.setdefault(target.id, []).append((_at(node), node.value))
+            elif isinstance(node, ast.For | ast.AsyncFor) and isinstance(node.target, ast.Name):
+                bindings.setdefault(node.target.id, []).append((_at(node), node.iter))
+
+        def last(name: str, before: tuple[int, int]) -> ast.expr | None:
+            earlier = [(at, value) for at, value in bindings.get(name, ()) if at < before]
+            return max(earlier, key=lambda e: e[0])[1] if earlier else None
+
+        for node in own_nodes(scope):
+            if not isinstance(node, ast.Call):
+                continue
+            if self.aliases.utility(node.func) != "get_output_tensor_by_name":
+                continue
+            owner = argument(node, 0, "response")
+            name = string_literal(argument(node, 1, "name"))
+            if not isinstance(owner, ast.Name) or name is None:
+                continue
+            value = last(owner.id, _at(node))
+            if isinstance(value, ast.Await):
+                value = value.value
+            if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+                continue
+            if value.func.attr not in ("exec", "async_exec"):
+                continue
+            receiver = value.func.value
+            if isinstance(receiver, ast.Name):
+                receiver = last(receiver.id, _at(value)) or receiver
+            if receiver is call:
+                yield BlsRead(name, node.lineno)
+
+
+def _at(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def _is(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _binds(node: ast.For | ast.comprehension | ast.With, name: str) -> bool:
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.For | ast.comprehension):
+        targets = [node.target]
+    else:
+        targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+    return any(_is(n, name) for t in targets for n in ast.walk(t))
+
+
+def _names(node: ast.expr | None) -> tuple[str, ...] | None:
+    if isinstance(node, ast.List | ast.Tuple):
+        names = [string_literal(e) for e in node.elts]
+        if all(n is not None for n in names):
+            return tuple(n for n in names if n is not None)
+    return None
+
+
+def _correlation(call: ast.Call) -> bool | None:
+    if any(k.arg is None for k in call.keywords):
+        return None
+    given = argument(call, 1, "correlation_id")
+    if given is None:
+        return False
+    return not (isinstance(given, ast.Constant) and given.value in (0, ""))
