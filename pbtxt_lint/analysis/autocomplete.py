@@ -3,8 +3,9 @@
 With auto-complete on (Triton's default), the ONNX Runtime backend opens the model
 when the config lacks inputs or outputs and fills `max_batch_size`, `dynamic_batching`,
 `input` and `output` from the graph; the Python backend runs the model's
-`auto_complete_config` (emulated when it is literal, see `artifacts.python_model`); the
-core then normalises again. Every later check (the backend's own I/O validation, the
+`auto_complete_config` (emulated when it is literal, see `artifacts.python_model`), and
+the vLLM backend's, known as data (`triton.vllm`), adds its own tensors; the core then
+normalises again. Every later check (the backend's own I/O validation, the
 core's, the ensemble checks) sees the completed config, so the linter must judge that
 config rather than the file as written.
 
@@ -200,6 +201,41 @@ def complete_python(
     )
 
 
+# --- vLLM (vllm_backend src/model.py: TritonPythonModel.auto_complete_config) ------------
+
+
+def complete_vllm(context: ModelContext, effective: ModelConfig) -> CompletedConfig:
+    """What the vLLM backend's auto_complete_config makes of `effective`: the inputs and
+    outputs of its release that the config lacks (by name), the decoupled policy, then
+    max_batch_size 0, through `pb_utils.ModelConfig`'s checks. It reads no model file,
+    so this holds with `--config-only` too."""
+    # Deferred for start-up time: loaded with the first vLLM model.
+    from pbtxt_lint.artifacts.python_model import Refused, complete_as_stub
+    from pbtxt_lint.triton.vllm import backend_release
+
+    target = context.settings.target
+    behaviour = backend_release(target)
+    if behaviour is None or not behaviour.auto_complete:
+        return CompletedConfig(effective, note="this vLLM backend release does not auto-complete")
+    outcome = complete_as_stub(
+        effective,
+        [tensor.as_dict() for tensor in behaviour.inputs],
+        [tensor.as_dict() for tensor in behaviour.outputs],
+        decoupled=True,
+        max_batch_size=0,
+    )
+    if isinstance(outcome, Refused):
+        error = CompletionError(outcome.triton_id, outcome.message)
+        return CompletedConfig(effective, error=error, io_known=False)
+    renormalized = core_autofill(effective.name, outcome.config, None, target).config
+    return CompletedConfig(renormalized, filled=outcome.filled)
+
+
+SELF_COMPLETING: dict[str, Callable[[ModelContext, ModelConfig], CompletedConfig]] = {
+    "vllm": complete_vllm,
+}
+"""Python-based backends whose auto_complete_config is known as data, by backend name."""
+
 COMPLETERS: dict[str, BackendCompleter] = {
     "onnx": BackendCompleter(onnx_skip_reason, complete_onnx),
     "python": BackendCompleter(python_skip_reason, complete_python),
@@ -216,6 +252,9 @@ def complete_with(
     artifacts: ModelArtifacts,
     version: int | None,
 ) -> CompletedConfig:
+    self_completing = SELF_COMPLETING.get(effective.backend)
+    if self_completing is not None:
+        return self_completing(context, effective)
     fmt = artifact_format(effective)
     completer = COMPLETERS.get(fmt) if fmt else None
     if completer is None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
 
-from pbtxt_lint.analysis.autocomplete import COMPLETERS
+from pbtxt_lint.analysis.autocomplete import COMPLETERS, SELF_COMPLETING
 from pbtxt_lint.analysis.context import ModelContext, Workspace
 from pbtxt_lint.artifacts.formats import artifact_format
 from pbtxt_lint.repository.fs import FsError, read_text_file
@@ -67,7 +67,7 @@ def composing_config(context: ModelContext, effective: ModelConfig) -> Composing
 
     `effective` is the config after Triton's core auto-fill. Backends whose
     auto-complete pbtxt-lint emulates (ONNX Runtime from the graph, Python from a
-    literal `auto_complete_config`) are completed from the model file
+    literal `auto_complete_config`, vLLM from its release's data) are completed from the model file
     (`context.completed`); for the others, inputs and outputs a backend would still
     fill are declared unknown (`io_known=False`) rather than guessed. With
     `--config-only`, model files are not read, except model.py, which decides whether
@@ -78,14 +78,15 @@ def composing_config(context: ModelContext, effective: ModelConfig) -> Composing
         return ComposingConfig(effective)
     backend = effective.backend
     entry = BACKENDS.get(backend)
-    if entry is not None and entry.completes_itself:
+    if entry is not None and entry.completes_itself and backend not in SELF_COMPLETING:
         return ComposingConfig(
             effective, io_known=False, batching_known=False,
             reason=f"the {backend} backend fills in its own inputs and outputs when the "
             "model loads",
         )  # fmt: skip
     fmt = artifact_format(effective)
-    if fmt in COMPLETERS and not (settings.config_only and backend == "python"):
+    emulated = backend in SELF_COMPLETING or fmt in COMPLETERS
+    if emulated and not (settings.config_only and backend == "python"):
         if not context.selection.versions:
             return ComposingConfig(effective)  # it does not load at all (reported on its own)
         completed = context.completed

@@ -42,6 +42,7 @@ __all__ = [
     "PythonSignature",
     "Refused",
     "Unknown",
+    "complete_as_stub",
     "read_python_model",
 ]
 
@@ -822,15 +823,7 @@ class _Interpreter:
             size = values[0]
             if not isinstance(size, int) or isinstance(size, bool):
                 raise self.dynamic(node, "set_max_batch_size() gets a non-integer")
-            if state["max_batch_size"] > size:
-                raise _ConfigError(
-                    "max-batch-size-lowered",
-                    f"configuration specified max_batch_size {state['max_batch_size']}, but in "
-                    f"auto-complete-config function for model '{self.model}' specified "
-                    f"max_batch_size {size}",
-                    line,
-                )
-            state["max_batch_size"] = size
+            _set_max_batch_size(state, size, self.model, line)
             return None
         if name == "set_dynamic_batching" and not values:
             found = next(
@@ -855,25 +848,8 @@ class _Interpreter:
             policy = values[0]
             if not isinstance(policy, dict):
                 raise self.dynamic(node, "set_model_transaction_policy() gets a non-dict")
-            if any(key != "decoupled" for key in policy):
-                raise _ConfigError(
-                    "transaction-policy",
-                    "model transaction property in auto-complete-config function for model "
-                    f"'{self.model}' contains property other than 'decoupled'.",
-                    line,
-                )
-            current = state.setdefault("model_transaction_policy", {})
-            self.walk(node, current)
-            if "decoupled" in policy:
-                if "decoupled" in current and current["decoupled"] != policy["decoupled"]:
-                    raise _ConfigError(
-                        "transaction-policy",
-                        "trying to change decoupled property in auto-complete-config for "
-                        f"model '{self.model}', which is already set to "
-                        f"'{current['decoupled']}'.",
-                        line,
-                    )
-                current["decoupled"] = policy["decoupled"]
+            self.walk(node, state.get("model_transaction_policy", {}))
+            _set_transaction_policy(state, policy, self.model, line)
             return None
         raise self.dynamic(node, f"it calls ModelConfig.{name}() in a way not emulated")
 
@@ -962,6 +938,67 @@ class _Interpreter:
 
 def _py_str(value: Any) -> str:
     return str(value)
+
+
+def _set_max_batch_size(state: dict[str, Any], size: int, model: str, line: int) -> None:
+    """`ModelConfig.set_max_batch_size`: it may raise the config's value, never lower it."""
+    if state["max_batch_size"] > size:
+        raise _ConfigError(
+            "max-batch-size-lowered",
+            f"configuration specified max_batch_size {state['max_batch_size']}, but in "
+            f"auto-complete-config function for model '{model}' specified "
+            f"max_batch_size {size}",
+            line,
+        )
+    state["max_batch_size"] = size
+
+
+def _set_transaction_policy(
+    state: dict[str, Any], policy: dict[Any, Any], model: str, line: int
+) -> None:
+    """`ModelConfig.set_model_transaction_policy`: only `decoupled`, and never changed
+    from a value the config sets."""
+    if any(key != "decoupled" for key in policy):
+        raise _ConfigError(
+            "transaction-policy",
+            "model transaction property in auto-complete-config function for model "
+            f"'{model}' contains property other than 'decoupled'.",
+            line,
+        )
+    current = state.setdefault("model_transaction_policy", {})
+    if "decoupled" in policy:
+        if "decoupled" in current and current["decoupled"] != policy["decoupled"]:
+            raise _ConfigError(
+                "transaction-policy",
+                "trying to change decoupled property in auto-complete-config for "
+                f"model '{model}', which is already set to '{current['decoupled']}'.",
+                line,
+            )
+        current["decoupled"] = policy["decoupled"]
+
+
+def complete_as_stub(
+    config: ModelConfig,
+    inputs: Sequence[dict[str, Any]],
+    outputs: Sequence[dict[str, Any]],
+    decoupled: bool,
+    max_batch_size: int,
+) -> Completed | Refused:
+    """What the documented auto_complete_config pattern returns, written as data: add
+    each tensor whose name the config lacks, set the transaction policy, then
+    max_batch_size, through the same `ModelConfig` checks and messages as an emulated
+    model.py (a Python-based backend's model.py, such as vLLM's, that pbtxt-lint does
+    not read but knows)."""
+    state = _config_state(config)
+    try:
+        for kind, tensors in (("input", inputs), ("output", outputs)):
+            names = {tensor["name"] for tensor in state[kind]}
+            state[kind].extend(dict(t) for t in tensors if t["name"] not in names)
+        _set_transaction_policy(state, {"decoupled": decoupled}, config.name, 0)
+        _set_max_batch_size(state, max_batch_size, config.name, 0)
+        return _apply(config, state)
+    except _ConfigError as error:
+        return Refused(error.triton_id, error.message, error.line)
 
 
 def _apply(config: ModelConfig, state: dict[str, Any]) -> Completed:

@@ -172,6 +172,7 @@ TF_STRING = ("TF_GRAPH_TAG", "TF_SIGNATURE_DEF", TF_INIT_OPS)
 DALI_PARAMETERS = ("num_threads", "split_along_outer_axis")
 PYTHON_FORCE_CPU = "FORCE_CPU_ONLY_INPUT_TENSORS"
 PYTHON_ENV = "EXECUTION_ENV_PATH"
+VLLM_PARAMETERS = ("REPORT_CUSTOM_METRICS", "ENABLE_VLLM_HEALTH_CHECK")
 
 _NO_TENSORRT_TYPE = frozenset(
     info.config_type for info in DATA_TYPES if info.tensorrt_type is None and info.enum_value
@@ -463,14 +464,23 @@ BACKENDS: Mapping[str, Backend] = {
             implicit_state=False,
             batch_inputs=False,
         ),
-        # vllm_backend: a Python-based backend whose model.py adds its I/O at load.
-        _unchecked(
+        # vllm_backend src/model.py: a Python-based backend on the python backend (which
+        # serves it: optional inputs, no dims check, no implicit state or batch inputs).
+        # Its auto_complete_config adds its own tensors, forces max_batch_size 0 and the
+        # decoupled policy (`triton.vllm` has them per release, `analysis.autocomplete`
+        # runs them); it reads two parameters of its own and no optimization field.
+        Backend(
             "vllm",
-            "vllm_backend",
+            published="vllm_backend",
             ships_in=(Shipped("vllm-python-py3", (2, 39)),),
+            python_based=True,
             completes_itself=True,
             optional_inputs=True,
-            python_based=True,
+            checks_batch_size=True,
+            checks_dims=False,
+            parameters=(PYTHON_ENV, PYTHON_FORCE_CPU, *VLLM_PARAMETERS),
+            implicit_state=False,
+            batch_inputs=False,
         ),
         # Published by the Triton project, shipped in no image: build.py builds
         # fastertransformer ("not officially supported"); paddlepaddle_backend, stateful_backend

@@ -163,7 +163,7 @@ def python_bls_unknown_tensor(context: ModelContext) -> Iterator[Finding]:
     "policy. Please use 'decoupled=True' argument to the 'exec' or 'async_exec' calls for "
     "decoupled models.",
     scope=Scope.MODEL_FILES,
-    backend="python",
+    backend=("python", "vllm"),
 )
 def python_bls_decoupled_callee(context: ModelContext) -> Iterator[Finding]:
     """`request.exec()` and `request.async_exec()` wait for exactly one response, so the

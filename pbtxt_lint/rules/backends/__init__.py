@@ -9,6 +9,9 @@ PL860-PL879 PyTorch, PL880-PL899 the other backends.
 """
 
 MODULES: tuple[str, ...] = (
+    "vllm_engine_args",
+    "vllm_config",
+    "vllm_lora",
     "tensorrtllm_parameters",
     "tensorrtllm_tensors",
     "tensorrtllm_pipeline",

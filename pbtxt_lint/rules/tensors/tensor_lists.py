@@ -138,7 +138,8 @@ def no_inputs_or_outputs(context: ModelContext) -> Iterator[Finding]:
     model file; in strict mode they cannot, and their comparison with the model then
     fails (warning). Python models without inputs exist, and Python's
     `auto_complete_config` may add them; custom backends such as identity load an
-    empty config (info). Ensembles are checked by PL5xx.
+    empty config (info). The vLLM backend adds its own inputs and outputs (PL811
+    covers it). Ensembles are checked by PL5xx.
 
     Bad:
         platform: "pytorch_libtorch"
@@ -155,6 +156,8 @@ def no_inputs_or_outputs(context: ModelContext) -> Iterator[Finding]:
     if not backend or fills_empty_lists(context, config):
         return
     entry = BACKENDS.get(backend)
+    if entry is not None and entry.completes_itself:
+        return  # vLLM adds its own tensors (PL811 names the ones a strict config lacks)
     if entry is not None and entry.completes_in_model_py and not context.strict:
         completed = context.completed  # what model.py's auto_complete_config adds
         if completed.error is not None:
