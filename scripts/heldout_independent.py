@@ -9,7 +9,7 @@ what running them shows (a batch axis that is not dim 0 changes the answer).
 
 from __future__ import annotations
 
-from make_fixture_artifacts import FLOAT, INT64, Ops, Spec, TorchScript
+from make_fixture_artifacts import FLOAT, INT64, Node, Ops, Spec, TorchScript
 
 # --- ONNX ------------------------------------------------------------------------------------
 
@@ -37,17 +37,34 @@ SAM_DECODER = Ops(
 one mask per box (dim 0 of the prompts and of the outputs counts boxes, not images)."""
 
 
+def box_candidates(boxes: str, scores: str, scores_node: str) -> tuple[Node, ...]:
+    """A detector's raw head: 100 candidate boxes and 100 scores per image, cut from the input
+    (uses CANDIDATE_CONSTANTS)."""
+    return (
+        ("/Flatten", "Flatten", ("images",), ("/flat",), {"axis": 1}),
+        ("/boxes_slice", "Slice", ("/flat", "zero", "box_end", "one"), ("/b",), {}),
+        ("/boxes", "Reshape", ("/b", "box_shape"), (boxes,), {}),
+        (scores_node, "Slice", ("/flat", "box_end", "score_end", "one"), (scores,), {}),
+    )
+
+
+CANDIDATE_CONSTANTS: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("zero", (0,)),
+    ("one", (1,)),
+    ("box_end", (400,)),
+    ("score_end", (500,)),
+    ("box_shape", (0, 100, 4)),
+)
+
+
 def yolov7_nms(batch: int | str) -> Ops:
     """YOLOv7 exported with --end2end for ONNX Runtime: NonMaxSuppression over the batch, one
     row per kept box [batch_id, x0, y0, x1, y1, ...] whose count is not the batch size."""
     return Ops(
         inputs=(("images", FLOAT, (batch, 3, 640, 640)),),
         outputs=(("output", FLOAT, ("num_dets", 7)),),
-        nodes=(
-            ("/Flatten", "Flatten", ("images",), ("/flat",), {"axis": 1}),
-            ("/boxes_slice", "Slice", ("/flat", "zero", "box_end", "one"), ("/b",), {}),
-            ("/boxes", "Reshape", ("/b", "box_shape"), ("/boxes_out",), {}),
-            ("/scores_slice", "Slice", ("/flat", "box_end", "score_end", "one"), ("/s",), {}),
+        nodes=box_candidates("/boxes_out", "/s", "/scores_slice")
+        + (
             ("/scores", "Unsqueeze", ("/s", "one"), ("/scores_out",), {}),
             (
                 "/NonMaxSuppression",
@@ -61,15 +78,7 @@ def yolov7_nms(batch: int | str) -> Ops:
             ("/ids", "Cast", ("/selected",), ("/ids_f",), {"to": FLOAT}),
             ("/Concat", "Concat", ("/ids_f", "/kept"), ("output",), {"axis": 1}),
         ),
-        constants=(
-            ("zero", (0,)),
-            ("one", (1,)),
-            ("box_end", (400,)),
-            ("score_end", (500,)),
-            ("box_shape", (0, 100, 4)),
-            ("max_boxes", (100,)),
-            ("batch_and_box", (0, 2)),
-        ),
+        constants=CANDIDATE_CONSTANTS + (("max_boxes", (100,)), ("batch_and_box", (0, 2))),
         weights=(("iou", (1,)), ("score", (1,))),
     )
 
@@ -162,19 +171,8 @@ for the whole batch (torchvision.ops.roi_align's format); 12 attribute scores pe
 PERSON_DETECTOR = Ops(
     inputs=(("images", FLOAT, ("batch", 3, 256, 128)),),
     outputs=(("det_boxes", FLOAT, ("batch", 100, 4)), ("det_scores", FLOAT, ("batch", 100))),
-    nodes=(
-        ("/Flatten", "Flatten", ("images",), ("/flat",), {"axis": 1}),
-        ("/boxes_slice", "Slice", ("/flat", "zero", "box_end", "one"), ("/b",), {}),
-        ("/boxes", "Reshape", ("/b", "box_shape"), ("det_boxes",), {}),
-        ("/scores", "Slice", ("/flat", "box_end", "score_end", "one"), ("det_scores",), {}),
-    ),
-    constants=(
-        ("zero", (0,)),
-        ("one", (1,)),
-        ("box_end", (400,)),
-        ("score_end", (500,)),
-        ("box_shape", (0, 100, 4)),
-    ),
+    nodes=box_candidates("det_boxes", "det_scores", "/scores"),
+    constants=CANDIDATE_CONSTANTS,
 )
 """A person detector with a fixed 100 candidates per image (batched outputs)."""
 
