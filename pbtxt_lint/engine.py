@@ -1,12 +1,12 @@
-"""The engine: model folders -> contexts -> rules -> suppressions -> each model's outcome.
+"""The engine: jobs -> contexts -> rules -> suppressions -> each job's outcome.
 
-`pbtxt_lint.linter.lint` (the Python API) discovers the models and takes what it can
-from the result cache; this module lints the rest. Models are checked one by one and
-independently (a rule may read other models of the repository, never earlier
-results), so a large repository is split over worker processes: forked, so they start
-with everything imported and the repository already listed; each lints every n-th
-model and sends back its outcome, which is merged in model order. The output is the
-same whatever the split.
+`pbtxt_lint.linter` (the Python API) discovers the jobs (one model of one repository
+each) and takes what it can from the result cache; this module lints the rest and
+returns an `Outcome` per job. Models are checked one by one and independently (a rule
+may read other models of the repository, never earlier results), so a large
+repository is split over worker processes: forked, so they start with everything
+imported and the repository already listed; each lints every n-th job and sends back
+its outcomes. The output is the same whatever the split.
 """
 
 from __future__ import annotations
@@ -16,25 +16,23 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from pbtxt_lint.analysis.context import ModelContext, ModelError, Scope, Workspace
-from pbtxt_lint.cache import Outcome
+from pbtxt_lint.analysis.context import ModelContext, Scope, Workspace
+from pbtxt_lint.analysis.loading import Loading, ModelError
+from pbtxt_lint.analysis.reads import ReadLog
 from pbtxt_lint.config import known_rules
 from pbtxt_lint.diagnostics import Diagnostic, Severity, Span
-from pbtxt_lint.repository.layout import (
-    ModelFolder,
-    Repository,
-    Target,
-)
+from pbtxt_lint.repository.layout import Job
+from pbtxt_lint.results import InternalError, Outcome
 from pbtxt_lint.rules.base import Finding, PlannedRule, Rule, Stage
 from pbtxt_lint.rules.meta import unused_suppression
 from pbtxt_lint.settings import Settings
 from pbtxt_lint.storage import is_remote
-from pbtxt_lint.triton.autofill import is_ensemble
 
 if TYPE_CHECKING:
     from pbtxt_lint.suppressions import Suppressions
@@ -45,35 +43,36 @@ PARALLEL_MIN_MODELS = 40
 one process and two take the same time at 25 models; at 50, two take 45 ms, one 62)."""
 
 
-def lint_models(
-    targets: list[Target],
+def lint_jobs(
+    jobs: Sequence[Job],
     settings: Settings,
     rules: Sequence[PlannedRule],
-    todo: Sequence[int] | None,
-    jobs: int | None,
-) -> dict[int, Outcome]:
-    """Lint the selected models of `targets` (those at the positions `todo` of the
-    work list, in target order; None: all), each by itself; `rules` are the rules
-    known to the run (the active ones are those the settings select)."""
-    plan = _Plan(targets, settings, [r for r in rules if settings.wants(r.code)], rules)
-    indexes = list(range(len(plan.work))) if todo is None else list(todo)
-    workers = _workers(len(indexes), jobs)
-    if any(is_remote(target.repository.root) for target in targets):
+    processes: int | None = None,
+    *,
+    record_reads: bool = False,
+) -> dict[Job, Outcome]:
+    """Lint each job by itself; `rules` are the rules known to the run (the active ones
+    are those the settings select). `processes`: see `_workers`. `record_reads`: each
+    outcome says what its checks read beyond the model's folder (`analysis.reads`), for
+    the result cache."""
+    plan = _Plan(jobs, settings, [r for r in rules if settings.wants(r.code)], rules, record_reads)
+    workers = _workers(len(jobs), processes)
+    if any(is_remote(job.repository.root) for job in jobs):
         # A cloud repository is read up front, many models at a time, by threads of
         # this process (a forked worker would inherit the client's I/O thread dead);
         # the checks that follow only compute.
         from pbtxt_lint.analysis.prefetch import prefetch  # deferred: only for URLs
 
         workers = 1
-        prefetch([plan.context(index) for index in indexes])
+        prefetch([plan.context(job) for job in jobs])
     # Parsing allocates many small objects and frees few: collecting cycles after every
     # 700 allocations (the default) costs a tenth of the run for nothing.
     threshold = gc.get_threshold()
     gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
     try:
         if workers > 1:
-            return _lint_in_workers(plan, indexes, workers)
-        return {index: plan.lint_model(index) for index in indexes}
+            return _lint_in_workers(plan, list(jobs), workers)
+        return {job: plan.lint(job) for job in jobs}
     finally:
         gc.set_threshold(*threshold)
 
@@ -85,24 +84,23 @@ class _Runnable:
 
 
 class _Plan:
-    """The models to check, in output order, and the rules each kind of model runs."""
+    """The workspaces of the jobs' repositories, and the rules each kind of model runs."""
 
     def __init__(
         self,
-        targets: list[Target],
+        jobs: Sequence[Job],
         settings: Settings,
         active: list[PlannedRule],
         all_rules: Sequence[PlannedRule],
+        record_reads: bool,
     ) -> None:
         self.settings = settings
-        self.work: list[tuple[Repository, ModelFolder]] = [
-            (target.repository, target.repository.models[name])
-            for target in targets
-            for name in target.selected
-        ]
+        loading = Loading(self.errors)
         self.workspaces = {
-            id(target.repository): Workspace(target.repository, settings, self.first_error)
-            for target in targets
+            repository: Workspace(
+                repository, settings, loading, ReadLog(repository) if record_reads else None
+            )
+            for repository in dict.fromkeys(job.repository for job in jobs)
         }
         self.codes = {r.code: r.name for r in all_rules}
         self.by_name = {name: code for code, name in self.codes.items()}
@@ -123,11 +121,11 @@ class _Plan:
             self._runnable[key] = _Runnable(rules, frozenset(r.code for r in rules))
         return self._runnable[key]
 
-    def first_error(self, context: ModelContext) -> ModelError | None:
-        """The first error any rule finds on a model, whatever the selection (an ensemble
-        fails with its composing model whether or not its rule is selected), poll-stage
-        errors first."""
-        found: ModelError | None = None
+    @staticmethod
+    def errors(context: ModelContext) -> Iterator[ModelError]:
+        """The first error each error rule finds on a model, in rule order and whatever
+        the selection (an ensemble fails with its composing model whether or not its
+        rule is selected): what `analysis.loading` asks."""
         for planned in known_rules():
             if planned.severity is not Severity.ERROR or planned.stray != context.model.is_stray:
                 continue
@@ -141,31 +139,31 @@ class _Plan:
             first = next(
                 (f for f in findings if (f.severity or Severity.ERROR) is Severity.ERROR), None
             )
-            if first is None:
-                continue
-            at_poll = candidate.stage in (Stage.PARSE, Stage.POLL)
-            error = ModelError(candidate.code, candidate.name, first.message, at_poll)
-            if at_poll:
-                return error
-            found = found or error
-        return found
+            if first is not None:
+                at_poll = candidate.stage in (Stage.PARSE, Stage.POLL)
+                yield ModelError(candidate.code, candidate.name, first.message, at_poll)
 
-    def context(self, index: int) -> ModelContext:
-        repository, folder = self.work[index]
-        return self.workspaces[id(repository)].context(folder)
+    def context(self, job: Job) -> ModelContext:
+        return self.workspaces[job.repository].context(job.repository.models[job.model])
 
-    def lint_model(self, index: int) -> Outcome:
-        _, folder = self.work[index]
-        context = self.context(index)
-        internal_errors: list[tuple[str, str, str]] = []
+    def lint(self, job: Job) -> Outcome:
+        workspace = self.workspaces[job.repository]
+        log = workspace.reads
+        with log.job(job.model) if log is not None else nullcontext():
+            outcome = self._lint(self.context(job))
+        if log is not None:
+            outcome.reads, outcome.scans = log.taken()
+        return outcome
+
+    def _lint(self, context: ModelContext) -> Outcome:
+        internal_errors: list[InternalError] = []
         runnable = self.runnable(context)
         found: list[Diagnostic] = []
-        context.workspace.reads.clear()
         for rule in runnable.rules:
             try:  # a bug in a rule must not hide the others
                 findings = list(rule.check(context))
             except Exception as error:
-                internal_errors.append((rule.code, folder.name, repr(error)))
+                internal_errors.append(InternalError(rule.code, context.model.name, repr(error)))
                 continue
             if findings:
                 found.extend(_to_diagnostic(rule, context, f) for f in findings)
@@ -174,15 +172,19 @@ class _Plan:
         if trailer is not None:
             kept.append(trailer)
         files = 1 if context.config_file is not None else 0
-        effective = context.effective
-        steps: tuple[str, ...] = ()
-        ensemble = effective is not None and is_ensemble(effective)
-        if ensemble and effective is not None:
-            steps = tuple(s.model_name for s in effective.ensemble_scheduling.step)
-        # The models its checks read (BLS callees...) key its cached result like steps.
-        read = context.workspace.reads - {folder.name, *steps}
-        steps += tuple(sorted(read))
-        return Outcome(kept, files, internal_errors, suppressed, ensemble, steps)
+        return Outcome(kept, files, internal_errors, suppressed, sources=_sources(context, kept))
+
+
+def _sources(context: ModelContext, diagnostics: list[Diagnostic]) -> dict[Path, str]:
+    """The config's text, if a diagnostic points into it (for the reports' code frames):
+    what the checks read, so no report reads the file again."""
+    config_file, parsed = context.config_file, context.parsed
+    if config_file is None or parsed is None or parsed.not_text is not None:
+        return {}  # a file that is not text: the report shows what is on disk
+    path = config_file.path
+    if any(d.path == path and d.span is not None for d in diagnostics):
+        return {path: parsed.text}
+    return {}
 
 
 def _workers(models: int, jobs: int | None) -> int:
@@ -198,18 +200,18 @@ def _workers(models: int, jobs: int | None) -> int:
     return max(1, min(wanted, models))
 
 
-def _lint_in_workers(plan: _Plan, indexes: list[int], workers: int) -> dict[int, Outcome]:
-    """Lint `plan` in this process and `workers - 1` forked ones, merged in model order.
+def _lint_in_workers(plan: _Plan, jobs: list[Job], workers: int) -> dict[Job, Outcome]:
+    """Lint `jobs` in this process and `workers - 1` forked ones.
 
-    Model i goes to process i % workers: neighbouring models tend to cost alike, so the
+    Job i goes to process i % workers: neighbouring models tend to cost alike, so the
     shares balance without a queue. A fork plus a pipe per worker costs a few
     milliseconds, a process pool (its imports and manager thread) ten times that, which
     is most of what a 1,000-model run gains from a second core. A worker that fails or
     dies (killed for memory, say) sends no complete reply; its models are then linted
     here, so the run still ends with every model (and a bug surfaces as in one process).
     """
-    shares = [indexes[start::workers] for start in range(workers)]
-    children: list[tuple[int, int, list[int]]] = []
+    shares = [jobs[start::workers] for start in range(workers)]
+    children: list[tuple[int, int, list[Job]]] = []
     sys.stdout.flush()
     sys.stderr.flush()
     gc.freeze()  # the workers' collector then leaves the inherited objects (and pages) alone
@@ -233,14 +235,14 @@ def _lint_in_workers(plan: _Plan, indexes: list[int], workers: int) -> dict[int,
                 _worker(plan, share, write_end)
             os.close(write_end)
             children.append((pid, read_end, share))
-        outcomes: dict[int, Outcome] = {}
-        for index in (index for share in here for index in share):
-            outcomes[index] = plan.lint_model(index)
+        outcomes: dict[Job, Outcome] = {}
+        for job in (job for share in here for job in share):
+            outcomes[job] = plan.lint(job)
         while children:
             pid, read_end, share = children.pop(0)
             reply = _collect(pid, read_end, len(share))
-            for position, index in enumerate(share):
-                outcomes[index] = reply[position] if reply else plan.lint_model(index)
+            for position, job in enumerate(share):
+                outcomes[job] = reply[position] if reply else plan.lint(job)
     finally:
         for pid, read_end, _ in children:  # only after an error or an interrupt here
             os.close(read_end)
@@ -250,12 +252,13 @@ def _lint_in_workers(plan: _Plan, indexes: list[int], workers: int) -> dict[int,
     return outcomes
 
 
-def _worker(plan: _Plan, share: list[int], write_end: int) -> NoReturn:
-    """In a forked worker: lint `share`, send the outcomes, exit without cleanup (the
-    parent's buffers and exit handlers are the parent's)."""
+def _worker(plan: _Plan, share: list[Job], write_end: int) -> NoReturn:
+    """In a forked worker: lint `share`, send the outcomes (in share order: the parent
+    knows which job each is), exit without cleanup (the parent's buffers and exit
+    handlers are the parent's)."""
     status = 1
     try:
-        payload = pickle.dumps([plan.lint_model(index) for index in share], pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps([plan.lint(job) for job in share], pickle.HIGHEST_PROTOCOL)
         with os.fdopen(write_end, "wb") as pipe:
             pipe.write(payload)
         status = 0

@@ -1,8 +1,8 @@
 """Command-line options of the test suite, and its environment.
 
-Tests run `pbtxt-lint check` inside fixture folders of this checkout; the result
-cache (on by default for users) would write its folder there, so the suite turns it
-off unless a test asks for it with --cache-dir (tests/test_cache.py).
+The result cache is on by default for users, in their cache folder; the suite turns
+it off so that no test writes there, unless a test asks for it with a cache folder of
+its own (tests/test_cache.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ for it alone), one reviewable text file per rule in
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import os
 from pathlib import Path
@@ -17,11 +16,10 @@ from pathlib import Path
 import pytest
 from fixture_cases import Case, all_cases, materialize
 
-from pbtxt_lint.cli.check import check
-from pbtxt_lint.config import Options, resolve_settings
+import pbtxt_lint
+from pbtxt_lint.cli.check import check, check_options
 from pbtxt_lint.diagnostics import Diagnostic, Fix
 from pbtxt_lint.fixes import fix_text
-from pbtxt_lint.linter import LintResult, lint
 from pbtxt_lint.paths import display_path
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -31,13 +29,9 @@ CODES = sorted({case.code for case in CASES})
 
 def check_diagnostics(args: tuple[str, ...]) -> list[Diagnostic]:
     """What `pbtxt-lint check . <args>` reports in the working folder, as objects (the
-    JSON report has no fixes): the command's own option parsing and settings."""
-    params = check.make_context("check", [".", *args]).params
-    options = Options(**{f.name: params[f.name] for f in dataclasses.fields(Options)})
-    result = LintResult()
-    for group in resolve_settings([Path(".")], options):
-        result.merge(lint(group.paths, group.settings))
-    return result.diagnostics
+    JSON report has no fixes): the command's own flags, made into its options."""
+    options = check_options(check.make_context("check", [".", *args]).params)
+    return pbtxt_lint.check([Path(".")], options).diagnostics
 
 
 def visible(text: str) -> str:

@@ -9,18 +9,20 @@ rules read them thousands of times per repository.
 A `Workspace` is the one place contexts are made: one per repository and settings,
 one context per model. A check about one model that needs another (an ensemble and its
 composing models) asks the workspace, so that model is parsed, completed and read once,
-with the same settings, whoever asks.
+with the same settings, whoever asks; whether that model loads is the workspace's
+`loading` service (`analysis.loading`).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from pbtxt_lint.analysis.completed import STRICT_NOTE, CompletedConfig
+from pbtxt_lint.analysis.loading import Loading
+from pbtxt_lint.analysis.reads import ReadLog
 from pbtxt_lint.repository.layout import ConfigFile, ModelFolder, Repository
 from pbtxt_lint.schema import ModelConfig
 from pbtxt_lint.settings import Settings
@@ -47,44 +49,26 @@ class Scope(enum.Enum):
     (for repositories whose configs live apart from their model folders)."""
 
 
-@dataclass(frozen=True)
-class ModelError:
-    """The first error the linter reports on a model, as another model's check sees it
-    (an ensemble whose composing model fails)."""
-
-    code: str
-    name: str
-    message: str
-    at_poll: bool
-    """Triton reports it while reading the repository (parse or poll), not at load."""
-
-
-FirstError = Callable[["ModelContext"], ModelError | None]
-
-
 class Workspace:
     """The models of one repository under one set of settings, each context made once.
 
-    `first_error` is supplied by the engine, which knows the rules: the first error it
-    finds on a model (poll-stage errors first), or None.
+    `loading` answers whether a model loads (the engine supplies the rules it asks);
+    `reads`, in a run that keeps results, records what each model's checks read beyond
+    its own folder, and the checks then see the repository through it.
     """
 
     def __init__(
         self,
         repository: Repository,
         settings: Settings,
-        first_error: FirstError | None = None,
+        loading: Loading | None = None,
+        reads: ReadLog | None = None,
     ) -> None:
-        self.repository = repository
+        self.repository = reads.repository if reads is not None else repository
         self.settings = settings
-        self._first_error = first_error
+        self.loading = loading or Loading()
+        self.reads = reads
         self._contexts: dict[str, ModelContext] = {}
-        self._errors: dict[str, ModelError | None] = {}
-        self._checking: set[str] = set()
-        self.reads: set[str] = set()
-        """The names of the models looked up through `model` since the engine last
-        cleared it: what one model's checks read of others (its result-cache key
-        covers them, as it covers an ensemble's steps)."""
 
     def context(self, folder: ModelFolder) -> ModelContext:
         """The context of a model folder of this repository."""
@@ -95,41 +79,13 @@ class Workspace:
 
     def model(self, name: str) -> ModelContext | None:
         """The context of model `name`, None if the repository has no such folder."""
-        self.reads.add(name)
         folder = self.repository.model(name)
         return self.context(folder) if folder is not None else None
 
-    def first_error(self, context: ModelContext) -> ModelError | None:
-        """The first error on `context`'s model, computed once; None while that model's
-        own checks are running (ensembles that contain each other)."""
-        name = context.model.name
-        if self._first_error is None or name in self._checking:
-            return None
-        if name not in self._errors:
-            self._checking.add(name)
-            try:
-                self._errors[name] = self._first_error(context)
-            finally:
-                self._checking.discard(name)
-        return self._errors[name]
-
-    def checking(self, context: ModelContext) -> _Checking:
-        """Mark `context`'s model as being checked while a check looks at others."""
-        return _Checking(self._checking, context.model.name)
-
-
-class _Checking:
-    def __init__(self, names: set[str], name: str) -> None:
-        self._names, self._name = names, name
-        self._added = False
-
-    def __enter__(self) -> None:
-        self._added = self._name not in self._names
-        self._names.add(self._name)
-
-    def __exit__(self, *_: object) -> None:
-        if self._added:
-            self._names.discard(self._name)
+    def reached(self, context: ModelContext) -> None:
+        """A check reuses what was computed for `context`'s model (see `reads`)."""
+        if self.reads is not None:
+            self.reads.name(context.model.name)
 
 
 class ModelContext:
@@ -240,6 +196,7 @@ class ModelContext:
         """`compute(self)`, once per model: a view several rules derive the same way
         (resolved instance groups, warmup samples...) is computed for the first and
         reused by the others."""
+        self.workspace.reached(self)
         memo = self._memo
         if compute not in memo:
             memo[compute] = compute(self)

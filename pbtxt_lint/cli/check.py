@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import click
 
@@ -18,16 +18,13 @@ from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from pbtxt_lint.cli.urls import LOCAL_ONLY, RepositoryPath
 from pbtxt_lint.storage import is_remote
 
-DEFAULT_CACHE_DIRECTORY = ".pbtxt_lint_cache"
-"""The cache folder of a run without --cache-dir, in the working folder (as ruff's)."""
-
 FORMATS = ("text", "json", "sarif", "github", "gitlab")
 
 if TYPE_CHECKING:
     from pbtxt_lint.baseline import Baseline
     from pbtxt_lint.config import Resolved
     from pbtxt_lint.fixes import FixOutcome
-    from pbtxt_lint.linter import LintResult
+    from pbtxt_lint.linter import CheckOptions, LintResult
 
 
 def _usage_error(message: str) -> NoReturn:
@@ -149,8 +146,8 @@ def _usage_error(message: str) -> NoReturn:
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
     metavar="DIR",
-    help=f"Where results are kept between runs [default: {DEFAULT_CACHE_DIRECTORY}, or "
-    "PBTXT_LINT_CACHE_DIR].",
+    help="Where results are kept between runs, outside every checked repository "
+    "[default: PBTXT_LINT_CACHE_DIR, else the user's cache folder].",
 )
 @click.option("--color/--no-color", default=None, help="Force colour on or off.")
 @click.option(
@@ -190,8 +187,6 @@ def check(
 ) -> None:
     """Check model repositories, model folders or config.pbtxt files (default: .), on
     disk or in a bucket (s3://, gs://, as://)."""
-    from pbtxt_lint.config import ConfigError, Options, resolve_settings
-
     if model_config_name is not None and not model_config_name:
         raise click.BadParameter("empty argument", param_hint="--model-config-name")
     if unsafe_fixes and not (fix or diff):
@@ -199,30 +194,12 @@ def check(
     remote = [str(p) for p in paths if is_remote(p)]
     if fix and remote:
         _usage_error(f"{remote[0]}: " + LOCAL_ONLY.format(command="--fix"))
-    options = Options(
-        select=select,
-        ignore=ignore,
-        extend_select=extend_select,
-        disable_auto_complete_config=disable_auto_complete_config,
-        model_config_name=model_config_name,
-        gpus=gpus,
-        triton_version=triton_version,
-        config_only=config_only,
-        python_packages=python_packages,
-        container=container,
-        backends=backends,
-    )
-    targets = list(paths) or [Path(".")]
-    try:
-        groups = resolve_settings(targets, options, config_file)
-    except ConfigError as error:
-        _usage_error(str(error))
+    options = check_options(click.get_current_context().params)
     if show_settings:
-        _show_settings(groups)
+        _show_settings(paths, options)
         sys.exit(EXIT_OK)
     baseline = _load_baseline(baseline_file) if baseline_file is not None else None
-    cache = _cache_directory(no_cache, cache_dir)
-    result = _run(groups, baseline if write_baseline is None else None, debug, cache)
+    result = _run(paths, options, baseline if write_baseline is None else None, debug)
     _report_problems(result)
     if verbose:
         _report_remote(result)
@@ -234,7 +211,7 @@ def check(
         fixable = _show_diff(result, unsafe_fixes, debug)
         sys.exit(EXIT_USAGE if failed else EXIT_ERRORS if fixable else EXIT_OK)
     if fix:
-        result = _fix(groups, baseline, result, unsafe_fixes, debug, cache)
+        result = _fix(paths, options, baseline, result, unsafe_fixes, debug)
     chosen = output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     _emit(result, chosen, output_file, color)
     if failed:
@@ -265,27 +242,44 @@ def _report_remote(result: LintResult) -> None:
             click.echo(f"pbtxt-lint: {line}", err=True)
 
 
-def _cache_directory(no_cache: bool, cache_dir: Path | None) -> Path | None:
-    """Where results are kept between runs: --cache-dir, else none with --no-cache or
-    PBTXT_LINT_NO_CACHE, else PBTXT_LINT_CACHE_DIR or `.pbtxt_lint_cache` here."""
-    if cache_dir is not None:
-        return cache_dir
-    if no_cache or os.environ.get("PBTXT_LINT_NO_CACHE", "") not in ("", "0"):
-        return None
-    return Path(os.environ.get("PBTXT_LINT_CACHE_DIR") or DEFAULT_CACHE_DIRECTORY)
+def check_options(params: Mapping[str, Any]) -> CheckOptions:
+    """The options of a run, from `check`'s parsed flags (the tests make theirs here).
+
+    Results are kept between runs in --cache-dir, else (unless --no-cache or
+    PBTXT_LINT_NO_CACHE) in PBTXT_LINT_CACHE_DIR, else in the user's cache folder."""
+    import dataclasses
+
+    from pbtxt_lint.config import Options
+    from pbtxt_lint.linter import CheckOptions
+
+    chosen = Options(**{f.name: params[f.name] for f in dataclasses.fields(Options)})
+    cache_dir: Path | None = params["cache_dir"]
+    off = params["no_cache"] or os.environ.get("PBTXT_LINT_NO_CACHE", "") not in ("", "0")
+    if cache_dir is None and not off and os.environ.get("PBTXT_LINT_CACHE_DIR"):
+        cache_dir = Path(os.environ["PBTXT_LINT_CACHE_DIR"])
+    return CheckOptions.extending(
+        chosen,
+        config_file=params["config_file"],
+        cache=cache_dir is not None or not off,
+        cache_dir=cache_dir,
+        fixes=params["fix"] or params["diff"],
+    )
 
 
 def _run(
-    groups: Sequence[Resolved], baseline: Baseline | None, debug: bool, cache: Path | None
+    paths: Sequence[Path], options: CheckOptions, baseline: Baseline | None, debug: bool
 ) -> LintResult:
-    """Lint every group of paths under its own settings; one merged result."""
-    from pbtxt_lint.linter import LintResult, lint
+    """Check every path (`pbtxt_lint.check`); the baseline takes out what it records."""
+    from pbtxt_lint import linter
 
-    result = LintResult()
     try:
-        for group in groups:
-            result.merge(lint(group.paths, group.settings, cache_dir=cache))
+        result = linter.check(paths, options)
     except Exception as error:  # never a traceback for the user unless asked
+        from pbtxt_lint.cache import CacheError  # deferred: only runs that keep results load it
+        from pbtxt_lint.config import ConfigError
+
+        if isinstance(error, (ConfigError, CacheError)):
+            _usage_error(str(error))
         _internal_error(error, debug)
     if baseline is not None:
         result.diagnostics, result.baselined = baseline.split(result.diagnostics)
@@ -338,18 +332,18 @@ def _show_diff(result: LintResult, unsafe: bool, debug: bool) -> int:
 
 
 def _fix(
-    groups: Sequence[Resolved],
+    paths: Sequence[Path],
+    options: CheckOptions,
     baseline: Baseline | None,
     result: LintResult,
     unsafe: bool,
     debug: bool,
-    cache: Path | None,
 ) -> LintResult:
     """`--fix`: write the fixes, then check again and return what remains."""
     written = [o for o in _outcomes(result, unsafe, True, debug) if o.written]
     fixed = sum(o.applied for o in written)
     click.echo(f"Fixed {fixed} problem(s) in {len(written)} file(s).", err=True)
-    return _run(groups, baseline, debug, cache) if written else result
+    return _run(paths, options, baseline, debug) if written else result
 
 
 def _emit(
@@ -393,8 +387,16 @@ def _render_document(result: LintResult, output_format: str) -> str:
     return render_gitlab(result)
 
 
-def _show_settings(groups: Sequence[Resolved]) -> None:
+def _show_settings(paths: Sequence[Path], options: CheckOptions) -> None:
     """The effective settings of each group of paths, with where each value came from."""
+    from pbtxt_lint.config import ConfigError, resolve_settings
+
+    try:
+        groups: list[Resolved] = resolve_settings(
+            list(paths) or [Path(".")], options, options.config_file
+        )
+    except ConfigError as error:
+        _usage_error(str(error))
     for number, group in enumerate(groups):
         if number:
             click.echo()

@@ -12,7 +12,7 @@ from pbtxt_lint.analysis.ensemble import describe_model
 from pbtxt_lint.config import ConfigError, Options, known_rules, resolve_settings
 from pbtxt_lint.diagnostics import Diagnostic, Edit, Fix, Severity, Span
 from pbtxt_lint.fixes import apply_edits
-from pbtxt_lint.linter import LintResult, lint
+from pbtxt_lint.linter import CheckOptions, LintResult, check
 from pbtxt_lint.repository.fs import FsError, read_text_file
 from pbtxt_lint.repository.layout import (
     CONFIG_NAME,
@@ -54,6 +54,7 @@ __all__ = [
     "KNOWN_PLATFORMS",
     "MODEL_CONFIG_DESCRIPTOR",
     "Block",
+    "CheckOptions",
     "ConfigError",
     "Diagnostic",
     "Document",
@@ -78,6 +79,7 @@ __all__ = [
     "Workspace",
     "apply_edits",
     "byte_size",
+    "check",
     "classify",
     "describe_model",
     "format_text",
@@ -87,7 +89,6 @@ __all__ = [
     "is_repeated",
     "keep_layout",
     "known_rules",
-    "lint",
     "load_repository",
     "message_type",
     "parse_config",

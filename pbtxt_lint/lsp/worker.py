@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from pbtxt_lint.lsp.core import (
+    CheckOptions,
     ConfigError,
     Diagnostic,
     Options,
     Settings,
     Workspace,
+    check,
     describe_model,
-    lint,
     load_repository,
     resolve_settings,
 )
@@ -86,7 +87,10 @@ def run_job(job: Job) -> Outcome:
         return LintOutcome(error=str(error))
     group = groups[0]
     try:
-        result = lint([job.path], group.settings, jobs=1, overlay=job.overlay)
+        options = CheckOptions.extending(
+            job.options, config_file=group.config_file, processes=1, overlay=job.overlay
+        )
+        result = check([job.path], options)
     except Exception as error:  # a bug in pbtxt-lint: say so instead of going quiet
         return LintOutcome(settings=group.settings, error=f"internal error: {error!r}")
     message = None

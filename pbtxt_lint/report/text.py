@@ -48,23 +48,6 @@ def code_frame(
     return f"{gutter}{shown}\n{underline}"
 
 
-class _LineCache:
-    """Reads each reported file once, for code frames."""
-
-    def __init__(self) -> None:
-        self._files: dict[Path, list[str] | None] = {}
-
-    def __call__(self, path: Path) -> list[str] | None:
-        if path not in self._files:
-            try:
-                data = path.read_bytes() if path.is_file() else None
-            except OSError:
-                data = None
-            text = data.decode("utf-8", errors="replace") if data is not None else None
-            self._files[path] = text.lstrip("\ufeff").splitlines() if text is not None else None
-        return self._files[path]
-
-
 def summary_line(result: LintResult) -> str:
     errors = result.count(Severity.ERROR)
     warnings = result.count(Severity.WARNING)
@@ -115,7 +98,7 @@ def _terminal(stream: TextIO) -> bool:
 
 def _render_plain(result: LintResult, stream: TextIO) -> None:
     """The same lines as the rich renderer, without styles."""
-    lines = _LineCache()
+    lines = result.sources.lines  # the text the checks read
     out: list[str] = []
     for diagnostic in result.diagnostics:
         out.append(
@@ -146,7 +129,7 @@ def _render_rich(result: LintResult, stream: TextIO, color: bool | None) -> None
         no_color=color is False,
         force_terminal=color or None,
     )
-    lines = _LineCache()
+    lines = result.sources.lines  # the text the checks read
     for diagnostic in result.diagnostics:
         style = _STYLES[diagnostic.severity]
         console.print(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -32,12 +34,36 @@ class Entry(NamedTuple):
 
 
 def is_inside(root: Path, path: Path) -> bool:
-    """True if `path`, with every symlink resolved, stays inside `root`."""
+    """True if `path`, with every symlink resolved, stays inside `root`.
+
+    Every path a check builds from a config (a label file, an environment archive, a
+    model file) passes here before it is read, so this is also where a run that keeps
+    results learns which entries of the repository a model's checks reach (`watch`).
+    """
     try:
         resolved = path.resolve(strict=False)
     except (OSError, RuntimeError):
         return False
-    return resolved == root or root in resolved.parents
+    inside = resolved == root or root in resolved.parents
+    if inside and _watchers:
+        _watchers[-1](root, path, resolved)
+    return inside
+
+
+PathWatcher = Callable[[Path, Path, Path], None]
+"""Told (root, path as given, path resolved) of each path found inside its root."""
+
+_watchers: list[PathWatcher] = []
+
+
+@contextmanager
+def watch(watcher: PathWatcher) -> Iterator[None]:
+    """Tell `watcher` of every path `is_inside` lets through, until the block ends."""
+    _watchers.append(watcher)
+    try:
+        yield
+    finally:
+        _watchers.remove(watcher)
 
 
 def list_dir(root: Path, folder: Path) -> list[Entry]:

@@ -262,14 +262,24 @@ class _Models(Mapping[str, ModelFolder]):
         return len(self._entries)
 
 
-@dataclass
+@dataclass(eq=False)
 class Repository:
+    """A listed repository (one object per root and run: compared by identity)."""
+
     root: Path
     models: Mapping[str, ModelFolder]
     error: str | None = None
 
     def model(self, name: str) -> ModelFolder | None:
         return self.models.get(name)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One model to check: what the engine lints and the result cache keeps an outcome of."""
+
+    repository: Repository
+    model: str
 
 
 @dataclass
@@ -279,6 +289,11 @@ class Target:
     repository: Repository
     selected: list[str]
     explicit_files: list[Path] = field(default_factory=list)
+
+    @property
+    def jobs(self) -> list[Job]:
+        """The selected models, in the order they are reported."""
+        return [Job(self.repository, name) for name in self.selected]
 
 
 @dataclass(frozen=True)

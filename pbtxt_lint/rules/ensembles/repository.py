@@ -161,8 +161,8 @@ def composing_model_fails(context: ModelContext) -> Iterator[Finding]:
     graph = ensemble_graph(context)
     if graph is None:
         return
-    workspace = context.workspace
-    with workspace.checking(context):
+    loading = context.workspace.loading  # analysis.loading: does a model load?
+    with loading.checking(context):
         seen: set[str] = set()
         for step in graph.steps:
             model = step.model
@@ -170,7 +170,7 @@ def composing_model_fails(context: ModelContext) -> Iterator[Finding]:
             if model is None or model.context is None or cyclic or model.name in seen:
                 continue
             seen.add(model.name)
-            error = workspace.first_error(model.context)
+            error = loading.first_error(model.context)
             if error is None:
                 continue
             at_poll = error.at_poll

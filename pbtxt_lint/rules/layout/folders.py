@@ -16,6 +16,10 @@ from pbtxt_lint.rules.base import Finding, rule
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
+OLD_CACHE_FOLDER = ".pbtxt_lint_cache"
+"""Where pbtxt-lint 0.1 kept its result cache: in the working folder, so a run from inside
+a model repository left it there (now it lives in the user's cache folder)."""
+
 
 @rule(
     "PL101",
@@ -31,7 +35,8 @@ def stray_folder(context: ModelContext) -> Iterator[Finding]:
 
     `.ipynb_checkpoints`, `.git`, `__pycache__` or `__MACOSX` fail to load (no config,
     no backend, no version), and with `--exit-on-error` (the default) the server does
-    not start.
+    not start. So does `.pbtxt_lint_cache`, the result cache pbtxt-lint 0.1 left in the
+    folder it ran from; the hint then says it can be deleted.
 
     Bad:
         models/.ipynb_checkpoints/
@@ -39,12 +44,19 @@ def stray_folder(context: ModelContext) -> Iterator[Finding]:
     Good:
         models/resnet/config.pbtxt
     """
+    name = context.model.name
+    hint = (
+        f"'{name}' is pbtxt-lint's own result cache, left by an earlier version that kept it "
+        "in the working folder; delete it (pbtxt-lint now keeps its cache outside the "
+        "repository)"
+        if name == OLD_CACHE_FOLDER
+        else f"delete '{name}' or move it out of the repository (add it to .dockerignore / "
+        "the sync exclude list)"
+    )
     yield Finding(
-        f"'{context.model.name}' is a hidden or tool folder inside the model repository; "
-        "Triton treats every sub-folder as a model, fails to load this one, and by default "
-        "refuses to start",
-        hint=f"delete '{context.model.name}' or move it out of the repository (add it to "
-        ".dockerignore / the sync exclude list)",
+        f"'{name}' is a hidden or tool folder inside the model repository; Triton treats "
+        "every sub-folder as a model, fails to load this one, and by default refuses to start",
+        hint=hint,
     )
 
 
