@@ -25,6 +25,7 @@ HELDOUT = ROOT / "tests" / "heldout"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generated_tree import command_line, table_differences, write_all  # noqa: E402
+from heldout_independent import INDEPENDENT  # noqa: E402
 from make_fixture_artifacts import (  # noqa: E402
     FLOAT,
     INT64,
@@ -274,6 +275,7 @@ HELDOUT_TABLE: dict[str, Spec] = {
         xgboost_json
     ),
     "backends/c_fil_custom_filename/repo/mymodel/1/mymodel.json": Special(xgboost_json),
+    **INDEPENDENT,
 }
 """Held-out case path (below tests/heldout) -> how the file is made."""
 

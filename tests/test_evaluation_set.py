@@ -1,4 +1,5 @@
-"""The evaluation set (tests/evaluation/) is well formed, and Triton loads every case.
+"""The evaluation set (tests/evaluation/) and the independent held-out set
+(tests/heldout/independent/) are well formed, and Triton loads every case.
 
 Each case is a model repository plus a case.toml that says what request fails or answers
 wrong (mistakes) or that it is correct (controls); scripts/evaluate.py scores pbtxt-lint
@@ -33,6 +34,9 @@ else:  # pragma: no cover
 ROOT = Path(__file__).resolve().parent.parent
 CASES_DIR = ROOT / "tests" / "evaluation"
 CASES = sorted(p for p in CASES_DIR.iterdir() if p.is_dir())
+HELDOUT_DIR = ROOT / "tests" / "heldout" / "independent"
+HELDOUT = sorted(p.parent for p in HELDOUT_DIR.glob("*/case.toml"))
+"""The independent held-out set (its README): same format, held to the same checks."""
 ACCEPTED = {"backend_missing", "ready"}
 """Oracle verdicts of a model that passed every poll-stage check (empty backend folder)."""
 
@@ -48,7 +52,11 @@ def test_the_set_is_large_enough() -> None:
     assert kinds.count("control") >= 25
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def case_id(case: Path) -> str:
+    return case.name if case.parent == CASES_DIR else f"heldout/{case.name}"
+
+
+@pytest.mark.parametrize("case", CASES + HELDOUT, ids=case_id)
 def test_case_toml_is_complete(case: Path) -> None:
     data = spec(case)
     assert data["kind"] in ("mistake", "control")
@@ -70,7 +78,7 @@ def test_case_toml_is_complete(case: Path) -> None:
         assert data["triton_says"].strip(), "the observed answer is recorded"
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+@pytest.mark.parametrize("case", CASES + HELDOUT, ids=case_id)
 def test_repository_parses(case: Path) -> None:
     configs = sorted((case / "repo").glob("*/config.pbtxt"))
     assert configs
@@ -102,7 +110,7 @@ def server() -> TritonServer:
     return require_tritonserver()
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+@pytest.mark.parametrize("case", CASES + HELDOUT, ids=case_id)
 def test_triton_accepts_every_model(case: Path, server: TritonServer) -> None:
     verdicts = server.validate(case / "repo", auto_complete=True)
     assert verdicts
