@@ -140,12 +140,12 @@ def test_a_fault_in_any_command_is_one_line_and_exit_2(tmp_path: Path, command: 
 CHECK_FAULT = """
 import sys
 import pbtxt_lint.engine as engine
-real = engine._Plan._lint_model
-def failing(self, index):
-    if self.work[index][1].name == "broken":
+real = engine._Plan._lint
+def failing(self, context):
+    if context.folder.name == "broken":
         raise RuntimeError("an injected fault")
-    return real(self, index)
-engine._Plan._lint_model = failing
+    return real(self, context)
+engine._Plan._lint = failing
 from pbtxt_lint.cli import main
 sys.argv = ["pbtxt-lint", "check", ".", "--format", "json", "-o", sys.argv[1]]
 main()

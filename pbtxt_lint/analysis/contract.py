@@ -204,7 +204,7 @@ def _model_contract(context: ModelContext) -> ModelContract | None:
         completed.io_known,
         completed.batching_known,
         described.decoupled,
-        _sequence_models(context.workspace, context.folder.name, config, frozenset()),
+        _sequence_models(context.workspace, context.folder.name, config),
         decoupled_models,
         _source(context),
         completed.reason,
@@ -226,23 +226,32 @@ def _source(context: ModelContext) -> str:
     return "config.pbtxt"
 
 
-def _sequence_models(
-    workspace: Workspace, name: str, config: ModelConfig, visiting: frozenset[str]
-) -> tuple[str, ...]:
-    """The models with sequence batching a request to `name` goes through."""
-    if config.HasField("sequence_batching") and not config.sequence_batching.iterative_sequence:
-        return (name,)
-    if not is_ensemble(config) or name in visiting:
-        return ()
+def _sequence_models(workspace: Workspace, name: str, config: ModelConfig) -> tuple[str, ...]:
+    """The models with sequence batching a request to `name` goes through, in the order
+    the steps are written. A walk that enters each nested ensemble once: a diamond of
+    nested ensembles has exponentially many paths, and a chain is as deep as it is long."""
     found: list[str] = []
-    for step in config.ensemble_scheduling.step:
-        context = workspace.model(step.model_name)
-        inner = context.effective if context is not None else None
-        if inner is None:
+    entered = {name}
+    pending: list[tuple[str, ModelConfig]] = [(name, config)]
+    while pending:
+        current, current_config = pending.pop()
+        sequence = current_config.sequence_batching
+        if current_config.HasField("sequence_batching") and not sequence.iterative_sequence:
+            if current not in found:
+                found.append(current)
             continue
-        for model in _sequence_models(workspace, step.model_name, inner, visiting | {name}):
-            if model not in found:
-                found.append(model)
+        if not is_ensemble(current_config):
+            continue
+        inner: list[tuple[str, ModelConfig]] = []
+        for step in current_config.ensemble_scheduling.step:
+            if step.model_name in entered:
+                continue
+            context = workspace.model(step.model_name)
+            step_config = context.effective if context is not None else None
+            if step_config is not None:
+                entered.add(step.model_name)
+                inner.append((step.model_name, step_config))
+        pending.extend(reversed(inner))  # depth first, in the written order
     return tuple(found)
 
 
