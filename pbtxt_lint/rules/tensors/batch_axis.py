@@ -66,6 +66,14 @@ def _natural(dims: Sequence[int], layout: str) -> str:
     return "[" + ",".join(shown) + "]"
 
 
+def _any_images(dims: Sequence[int], layout: str) -> bool:
+    """[-1, 3, -1, -1] on a Python model: any number of images of any size per request
+    (TensorRT-LLM's multimodal `image_input`), a rank model.py chooses. Dims copied
+    from an export that batches show it by their fixed sides ([-1, 3, 224, 224])."""
+    sides = dims[2:] if layout == "NCHW" else dims[1:3]
+    return dims[0] == -1 and all(side == -1 for side in sides)
+
+
 def _triton(values: Sequence[int]) -> str:
     return "[" + ",".join(str(v) for v in values) + "]"
 
@@ -95,7 +103,9 @@ def batch_axis_in_image_dims(context: ModelContext) -> Iterator[Finding]:
     a client that sends the extra axis feeds a 5-D tensor to a model that expects 4-D.
     The PyTorch and Python backends load such a config without a word (they never
     compare dims with the model); the request is the first to fail. Dims set by
-    model.py's `auto_complete_config` count too.
+    model.py's `auto_complete_config` count too. A Python model's `[-1, 3, -1, -1]`
+    (any number of images of any size in one request, as TensorRT-LLM's multimodal
+    `image_input`) is a rank its model.py chooses and is left alone.
 
     Bad:
         max_batch_size: 16
@@ -115,6 +125,8 @@ def batch_axis_in_image_dims(context: ModelContext) -> Iterator[Finding]:
         dims = list(io.dims)
         layout = image_layout(dims)
         if layout is None or _SEQUENCE_NAME.search(io.name):
+            continue
+        if backend == "python" and _any_images(dims, layout):
             continue
         expected = _triton([-1, *dims])
         natural = _natural(dims, layout)

@@ -83,7 +83,8 @@ def duplicate_tensor_name(context: ModelContext, config: ModelConfig) -> Iterato
     (an input and an output sharing a name included). Two outputs of one name that both
     have a label_filename are refused too (PL716). Elsewhere a duplicated output loads
     and only confuses clients (warning); an input and an output sharing a name is a
-    legitimate pass-through outside TensorRT and is not reported.
+    legitimate pass-through outside TensorRT and is not reported. An exact copy of a
+    declaration is only noted (info): Triton keeps one and nothing can tell.
 
     Bad:
         input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] },
@@ -99,9 +100,11 @@ def duplicate_tensor_name(context: ModelContext, config: ModelConfig) -> Iterato
     labelled: set[str] = set()  # outputs seen so far with a label_filename
     consequences: dict[str, tuple[str, Severity]] = {}  # by kind: the same for every name
     reported: dict[str, set[str]] = {"input": set(), "output": set()}
+    first: dict[tuple[str, str], object] = {}  # the declaration Triton keeps, by name
     for tensor in everything:
         name = tensor.io.name
         duplicate = name in seen[tensor.kind]
+        first.setdefault((tensor.kind, name), tensor.io)
         clash = tensor.kind == "output" and name in input_names
         seen[tensor.kind].add(name)
         labelled_twice = False
@@ -124,6 +127,14 @@ def duplicate_tensor_name(context: ModelContext, config: ModelConfig) -> Iterato
             reported[tensor.kind].add(name)
             times = "twice" if count == 2 else f"{count:,} times"
             problem = f"{tensor.label} is declared {times}; {text}"
+            if severity is WARNING and tensor.io == first[tensor.kind, name]:
+                # an exact copy (tensorrtllm_backend's ensemble template has one): Triton
+                # keeps one declaration and no request or client can tell
+                problem = (
+                    f"{tensor.label} is declared {times}, the same each time; Triton keeps "
+                    "the first and nothing else changes"
+                )
+                severity = INFO
         else:
             problem = f"{tensor.label} has the same name as an input; {text}"
         yield Finding(
