@@ -289,3 +289,61 @@ def test_a_request_body_past_the_cap_is_refused_in_one_line(tmp_path: Path) -> N
     assert_well_behaved(run, tmp_path, max_mb=100, exits=(2,), json_out=False)
     assert "larger than 8 MiB, the most `request` checks" in run.stderr
     assert run.stderr.count("\n") == 1
+
+
+# ------------------------------------------------- what the contract and backend rules read
+
+
+def vllm_model(root: Path, model_json: str, instance: str = "KIND_MODEL") -> Path:
+    folder = root / "v"
+    (folder / "1").mkdir(parents=True)
+    (folder / "config.pbtxt").write_text(
+        f'backend: "vllm"\ninstance_group [ {{ kind: {instance} }} ]\n'
+        "model_transaction_policy { decoupled: true }\n"
+    )
+    (folder / "1" / "model.json").write_text(model_json)
+    return folder / "1" / "model.json"
+
+
+def test_an_integer_of_any_length_in_model_json_is_what_json_load_says(tmp_path: Path) -> None:
+    """json.load refuses an integer of more than 4,300 digits with a ValueError (not a
+    JSONDecodeError): eight vLLM rules ended in internal errors."""
+    vllm_model(tmp_path, f'{{"model": "facebook/opt-125m", "max_model_len": {HUGE}}}')
+    run = run_lint(tmp_path)
+    assert_well_behaved(run, tmp_path)
+    assert run.codes() == {"PL801"}
+    assert "ValueError: Exceeds the limit (4300 digits)" in run.messages("PL801")
+
+
+def test_parallel_sizes_past_what_python_prints_or_converts(tmp_path: Path) -> None:
+    """PL808 multiplies tensor_parallel_size by pipeline_parallel_size: int(Infinity)
+    raised OverflowError, and a product of 8,000 digits could not be printed."""
+    vllm_model(tmp_path / "a", '{"model": "x", "tensor_parallel_size": Infinity}', "KIND_GPU")
+    big = "9" * 4000
+    body = f'{{"model": "x", "tensor_parallel_size": {big}, "pipeline_parallel_size": {big}}}'
+    vllm_model(tmp_path / "b", body, "KIND_GPU")
+    for root in (tmp_path / "a", tmp_path / "b"):
+        run = run_lint(root)
+        assert_well_behaved(run, root)
+    assert "runs on more than 2**64 GPUs" in run.messages("PL808")
+
+
+def test_a_model_json_of_repeated_or_unknown_keys_is_a_few_findings(tmp_path: Path) -> None:
+    """120,000 copies of one key took 37 s (each key's line counted from the start of
+    the file) and printed 69 MB, a PL802 finding per copy; json.load keeps one."""
+    from pbtxt_lint.artifacts.model_json import read_json_object
+    from pbtxt_lint.rules.backends.vllm_engine_args import MAX_UNKNOWN_KEYS
+
+    path = vllm_model(tmp_path / "same", "{" + ",\n".join(['"a": 1'] * 100_000) + "}")
+    document = read_json_object(path)
+    assert [(e.key, e.line, e.column) for e in document.entries] == [("a", 100_000, 1)]
+    run = run_lint(tmp_path / "same")
+    assert_well_behaved(run, tmp_path / "same")
+    assert [d["code"] for d in run.diagnostics].count("PL802") == 1
+    count = 20_000
+    many = vllm_model(tmp_path / "many", "{" + ", ".join(f'"k{i}": 1' for i in range(count)) + "}")
+    assert [e.column for e in read_json_object(many).entries][:3] == [2, 11, 20]
+    run = run_lint(tmp_path / "many")
+    assert_well_behaved(run, tmp_path / "many")
+    assert [d["code"] for d in run.diagnostics].count("PL802") == MAX_UNKNOWN_KEYS + 1
+    assert f"{count - MAX_UNKNOWN_KEYS:,} more keys" in run.messages("PL802")

@@ -89,6 +89,8 @@ def read_json_object(path: Path) -> JsonObjectFile:
         return JsonObjectFile(
             path, problem="syntax", message="RecursionError: maximum recursion depth exceeded"
         )
+    except ValueError as error:  # an integer past int()'s 4,300 digits: json.load fails too
+        return JsonObjectFile(path, problem="syntax", message=f"ValueError: {error}")
     if not isinstance(value, dict):
         return JsonObjectFile(
             path, problem="not-an-object", message=f"a JSON {json_kind(value)} instead of an object"
@@ -97,21 +99,26 @@ def read_json_object(path: Path) -> JsonObjectFile:
 
 
 def _entries(text: str) -> list[JsonEntry]:
-    """The top-level keys of `text`, a JSON object that `json.loads` accepted."""
+    """The top-level keys of `text`, a JSON object that `json.loads` accepted: each key
+    once, where `json.load` keeps it (the last time it is written), in one pass over the
+    text (lines are counted from the previous key, not from the start)."""
     decoder = json.JSONDecoder()
-    entries: list[JsonEntry] = []
+    entries: dict[str, JsonEntry] = {}
     index = _skip(text, 0) + 1  # past "{"
+    line, line_start, counted = 1, 0, 0
     while True:
         index = _skip(text, index)
         if text[index] == "}":
-            return entries
+            return list(entries.values())  # in the order of the kept keys
         start = index
         key, index = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]
         index = _skip(text, index) + 1  # past ":"
         value, index = decoder.raw_decode(text, _skip(text, index))
-        line = text.count("\n", 0, start) + 1
-        column = start - (text.rfind("\n", 0, start) + 1) + 1
-        entries.append(JsonEntry(key, value, line, column))
+        line += text.count("\n", counted, start)
+        line_start = max(line_start, text.rfind("\n", counted, start) + 1)
+        counted = start
+        entries.pop(key, None)
+        entries[key] = JsonEntry(key, value, line, start - line_start + 1)
         index = _skip(text, index)
         if text[index] == ",":
             index += 1

@@ -154,10 +154,11 @@ def vllm_multi_gpu_kind_gpu(context: ModelContext) -> Iterator[Finding]:
     for value in sizes.values():
         try:
             product *= int(value) if value is not None else 1  # type: ignore[call-overload]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: int(Infinity)
             return  # PL803
     if product <= 1:
         return
+    gpus = f"{product}" if product < 1 << 64 else "more than 2**64"  # str() stops at 4,300 digits
     given = " * ".join(f"{name} {value}" for name, value in sizes.items() if value is not None)
     for group in resolve_groups(context):
         if group.kind not in (GPU, None) or context.settings.gpus == 0:
@@ -168,7 +169,7 @@ def vllm_multi_gpu_kind_gpu(context: ModelContext) -> Iterator[Finding]:
             else "the instance group Triton adds on a GPU host is KIND_GPU"
         )
         yield Finding(
-            f"{model_label(context)} runs on {product} GPUs ({ENGINE_ARGS_FILE}: {given}), "
+            f"{model_label(context)} runs on {gpus} GPUs ({ENGINE_ARGS_FILE}: {given}), "
             f'but {where}: the vLLM backend fails the load with "ValueError: KIND_GPU is '
             "currently for single-GPU models, please specify KIND_MODEL in the model's "
             'config.pbtxt for multi-GPU models"',

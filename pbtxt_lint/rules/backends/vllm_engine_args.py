@@ -52,6 +52,8 @@ from pbtxt_lint.triton.vllm import (
 DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 """`dtype` values vLLM knows (`_STR_DTYPE_TO_TORCH_DTYPE` and "auto", 0.2 to 0.19)."""
 FALSE_WORDS = frozenset({"false", "0", "no", "off", "n", "f"})
+MAX_UNKNOWN_KEYS = 20
+"""Unknown keys reported one by one; the rest of a file of them in one finding."""
 
 
 def _at(entry: JsonEntry | None, length: int = 1) -> Span | None:
@@ -190,10 +192,19 @@ def vllm_engine_arg_unknown(context: ModelContext) -> Iterator[Finding]:
     accepted = sorted(name for name in ENGINE_ARGS if target.version in versions_with(name))
     for version, document in parsed_engine_args(context):
         where = f"{context.folder.name}/{version}/{ENGINE_ARGS_FILE}"
-        for entry in document.entries:
+        unknown = [e for e in document.entries if target.version not in versions_with(e.key)]
+        if len(unknown) > MAX_UNKNOWN_KEYS:  # a file of keys that are no engine arguments
+            rest = unknown[MAX_UNKNOWN_KEYS:]
+            yield Finding(
+                f"{where}: {len(rest):,} more keys are no engine argument of "
+                f"{target.label} (the first: '{shorten(rest[0].key)}'); the load fails on the "
+                "first of them",
+                file=document.path,
+                span=_at(rest[0], len(rest[0].key) + 2),
+                hint="remove the keys that are no engine arguments",
+            )
+        for entry in unknown[:MAX_UNKNOWN_KEYS]:
             having = versions_with(entry.key)
-            if target.version in having:
-                continue
             severity = ERROR
             guess = suggest(entry.key.replace("-", "_"), accepted, cutoff=0.6)
             if not having:
