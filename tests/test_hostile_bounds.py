@@ -347,3 +347,30 @@ def test_a_model_json_of_repeated_or_unknown_keys_is_a_few_findings(tmp_path: Pa
     assert_well_behaved(run, tmp_path / "many")
     assert [d["code"] for d in run.diagnostics].count("PL802") == MAX_UNKNOWN_KEYS + 1
     assert f"{count - MAX_UNKNOWN_KEYS:,} more keys" in run.messages("PL802")
+
+
+def test_the_scaled_value_walk_has_a_budget_per_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PL915 followed each Tensor's value back through the whole function: 5,000
+    Tensors of one list of 20,000 elements took 100 million steps (minutes)."""
+    import ast
+
+    from pbtxt_lint.artifacts import python_ranges
+
+    steps = []
+    real = python_ranges._Function.factor
+    monkeypatch.setattr(
+        python_ranges._Function,
+        "factor",
+        lambda self, *args: steps.append(1) or real(self, *args),
+    )
+    listed = "[" + ", ".join(["0"] * 20_000) + "]"
+    source = (
+        "import triton_python_backend_utils as pb_utils\n"
+        f"def execute(requests):\n    x = {listed}\n"
+        + "    t = pb_utils.Tensor('OUT', x)\n" * 5000
+        + "    y = x * 256\n    u = pb_utils.Tensor('OUT', y)\n"
+    )
+    python_ranges.scaled_tensors(ast.parse(source))
+    assert len(steps) < python_ranges.MAX_STEPS + 6000  # then a step or two per Tensor
+    small = source.replace("    t = pb_utils.Tensor('OUT', x)\n" * 5000, "")
+    assert [s.name for s in python_ranges.scaled_tensors(ast.parse(small))] == ["OUT"]

@@ -20,6 +20,9 @@ from pbtxt_lint.artifacts.python_syntax import Aliases, argument, source_text, s
 
 MAX_DEPTH = 8
 """Assignments followed back from a Tensor's value."""
+MAX_STEPS = 100_000
+"""Expressions looked at per function, over all its Tensors: each Tensor's walk may
+cover the whole function again (5,000 Tensors of one large list took minutes)."""
 _CLIPS = frozenset({"clip", "minimum", "mod", "remainder", "fmod"})
 
 
@@ -54,6 +57,7 @@ class _Function:
         self.values: dict[str, list[ast.expr]] = {}
         self.sizes: dict[str, str] = {}
         """Names bound to an array's dims: name -> how the code binds it."""
+        self.steps = 0
         for node in ast.walk(function):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -88,8 +92,10 @@ class _Function:
                 yield Scaled(name, node.lineno, node.col_offset, by)
 
     def factor(self, node: ast.expr, depth: int, seen: set[str]) -> str:
-        """How `node` is scaled ("" when it is not, or is clipped on the way)."""
-        if depth > MAX_DEPTH:
+        """How `node` is scaled ("" when it is not, or is clipped on the way, or the
+        function's budget of steps is spent)."""
+        self.steps += 1
+        if depth > MAX_DEPTH or self.steps > MAX_STEPS:
             return ""
         if isinstance(node, ast.Name):
             if node.id in seen:
