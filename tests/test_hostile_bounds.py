@@ -374,3 +374,39 @@ def test_the_scaled_value_walk_has_a_budget_per_function(monkeypatch: pytest.Mon
     assert len(steps) < python_ranges.MAX_STEPS + 6000  # then a step or two per Tensor
     small = source.replace("    t = pb_utils.Tensor('OUT', x)\n" * 5000, "")
     assert [s.name for s in python_ranges.scaled_tensors(ast.parse(small))] == ["OUT"]
+
+
+def test_a_shape_tensor_that_doubles_at_each_node_stays_small(tmp_path: Path) -> None:
+    """Sixty Concat nodes, each joining a shape tensor with itself, made a shape of
+    2**60 elements: the batch-axis trace of the PL9 rules took 24 GB. A cycle and an
+    input dim of 2**62 come with it."""
+    from onnx import TensorProto, helper
+
+    nodes = [helper.make_node("Shape", ["x"], ["s0"])]
+    nodes += [helper.make_node("Concat", [f"s{i}", f"s{i}"], [f"s{i + 1}"], axis=0)
+              for i in range(60)]  # fmt: skip
+    nodes += [
+        helper.make_node("Reshape", ["x", "s60"], ["r"]),
+        helper.make_node("NonZero", ["r"], ["y"]),
+        helper.make_node("Add", ["y", "c2"], ["c1"]),  # c1 and c2 read each other
+        helper.make_node("Add", ["c1", "y"], ["c2"]),
+        helper.make_node("Transpose", ["x"], ["t"], perm=list(range(100))),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 2**62])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, ["n", 2])],
+    )
+    folder = tmp_path / "o"
+    (folder / "1").mkdir(parents=True)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    (folder / "1" / "model.onnx").write_bytes(model.SerializeToString())
+    (folder / "config.pbtxt").write_text(
+        'backend: "onnxruntime"\nmax_batch_size: 8\ndynamic_batching { }\n'
+        'input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ]\n'
+        'output [ { name: "y" data_type: TYPE_INT64 dims: [ 2 ] } ]\n'
+    )
+    run = run_lint(tmp_path, timeout=120)
+    assert_well_behaved(run, tmp_path, max_mb=300)
+    assert "PL614" in run.codes()  # the dim of 2**62 against the config's -1

@@ -67,6 +67,9 @@ Origin = int | InputDim | DataCount | None
 """A fixed size, an input's dynamic dim, a data-dependent count, or unknown."""
 Axes = tuple[Origin, ...]
 
+MAX_RANK = 64
+"""Longest axes or shape-tensor elements followed: past it a value is unknown (a chain of
+Concat nodes that each double a shape tensor took 24 GB in a few dozen nodes)."""
 MAX_SECONDS = 1.0
 """Wall time of one trace; a graph that takes longer is not traced (no finding)."""
 DATA_COUNTS = frozenset({"NonMaxSuppression", "NonZero", "Compress", "Unique"})
@@ -161,7 +164,7 @@ def trace_axes(
     for name, ty in inputs:
         if name not in tracer.env:
             declared[name] = declared_axes(name, ty)
-            tracer.env[name] = _Value(declared[name])
+            tracer.env[name] = _bounded(_Value(declared[name]))
     for count, node in enumerate(_ordered(graph.nodes, set(tracer.env))):
         if count % 1024 == 0 and time.monotonic() > deadline:
             return None
@@ -219,6 +222,17 @@ _KEEP_AXIS0 = frozenset(
 )  # fmt: skip
 """Output 0 keeps input 0's rank and axis 0 (the batch of an image); the other axes
 change size."""
+
+
+def _bounded(value: _Value) -> _Value:
+    """`value`, with axes and elements past `MAX_RANK` unknown."""
+    if value.axes is not None and len(value.axes) > MAX_RANK:
+        return _Value(None)
+    if value.elements is not None and len(value.elements) > MAX_RANK:
+        return _Value(value.axes)
+    return value
+
+
 _BROADCAST = frozenset(
     {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Equal", "Less", "Greater", "LessOrEqual",
      "GreaterOrEqual", "And", "Or", "Xor", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
@@ -237,7 +251,7 @@ class _Tracer:
         for name, tensor in graph.initializers.items():
             small = tensor.values is not None and tensor.elem in (INT64, INT32)
             elements = tensor.values if small and len(tensor.dims) <= 1 else None
-            self.env[name] = _Value(tuple(tensor.dims), elements)
+            self.env[name] = _bounded(_Value(tuple(tensor.dims), elements))
         self.equal: set[frozenset[InputDim]] = set()
         self.recurrent: dict[InputDim, str] = {}
         self.counting: list[str] = []
@@ -288,7 +302,7 @@ class _Tracer:
         results = self.results(node) if node.domain in ("", "ai.onnx") else []
         for k, name in enumerate(node.outputs):
             if name:
-                self.env[name] = results[k] if k < len(results) else _Value(None)
+                self.env[name] = _bounded(results[k]) if k < len(results) else _Value(None)
 
     def results(self, node: Node) -> list[_Value]:
         op = node.op
@@ -347,8 +361,9 @@ def _attr_int(node: Node, name: str) -> int | None:
 
 
 def _attr_ints(node: Node, name: str) -> list[int] | None:
+    """A list of axes (None: no such attribute, or longer than any rank followed)."""
     attr = node.attrs.get(name)
-    return list(attr.ints) if attr is not None else None
+    return list(attr.ints) if attr is not None and len(attr.ints) <= MAX_RANK else None
 
 
 def _axes_argument(t: _Tracer, node: Node, index: int) -> list[int] | None:
@@ -365,8 +380,8 @@ def _axes_argument(t: _Tracer, node: Node, index: int) -> list[int] | None:
 def _transpose(t: _Tracer, node: Node, axes: Axes | None) -> list[_Value]:
     if axes is None:
         return [_Value(None)]
-    perm = _attr_ints(node, "perm") or list(range(len(axes)))[::-1]
-    if sorted(perm) != list(range(len(axes))):
+    perm = _attr_ints(node, "perm") if "perm" in node.attrs else list(range(len(axes)))[::-1]
+    if perm is None or sorted(perm) != list(range(len(axes))):
         return [_Value(None)]
     return [_Value(tuple(axes[p] for p in perm))]
 
