@@ -7,7 +7,9 @@ choice of hostile pieces (configs mutated from the fixture corpus: byte flips, c
 files, integers thousands of digits long, deep nesting, repeated fields, control and
 bidi characters, bytes that are not UTF-8; folder names with ESC, CR, newlines or such
 bytes; symlinks out of the repository and to themselves; ensembles that nest or name
-themselves; request bodies), then runs one command on it in a child with a wall-clock
+themselves; vLLM model.json files, BLS models calling themselves or each other, ONNX
+graphs with cycles, shape tensors that double at each node and absurd dims; request
+bodies), then runs one command on it in a child with a wall-clock
 timeout and an address-space limit. A run fails when the child:
 
 - prints a traceback, an internal error, or a raw ESC or CR to the terminal;
@@ -57,6 +59,21 @@ SPLICES = [
     b'parameters { key: "k" value { string_value: "' + b"9" * 5000 + b'" } }',
     b"${triton_max_batch_size}",
 ]
+MODEL_JSONS = [
+    b'{"model": "facebook/opt-125m", "tensor_parallel_size": 2, "gpu_memory_utilization": 0.9}',
+    b'{"model": "x", "max_model_len": ' + b"9" * 5000 + b"}",
+    b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+    b"{" + b",".join(b'"k%d": 1' % i for i in range(20_000)) + b"}",
+    b'{"tensor_parallel_size": Infinity, "pipeline_parallel_size": NaN, "dtype": []}',
+]
+BLS_PY = (
+    b"import numpy as np\nimport triton_python_backend_utils as pb_utils\n"
+    b"class TritonPythonModel:\n    def execute(self, requests):\n"
+    b"        t = pb_utils.Tensor('IN', np.zeros([1], dtype=np.float32) * 256)\n"
+    b"        r = pb_utils.InferenceRequest(model_name='%s', requested_output_names=['OUT'],"
+    b" inputs=[t]).exec()\n"
+    b"        return [pb_utils.InferenceResponse(output_tensors=[pb_utils.Tensor('OUT', t)])]\n"
+)
 COMMANDS = [
     ["check", ".", "--format", "{format}"],
     ["fmt", "--check", "."],
@@ -121,6 +138,21 @@ def build(root: Path, rng: random.Random) -> None:
         write(os.path.join(folder, b"config.pbtxt"), b'backend: "python"\n' + IO)
         write(os.path.join(folder, b"1", b"model.py"), MODEL_PY)
     if rng.random() < 0.3:
+        write(
+            root / "v" / "config.pbtxt", b'backend: "vllm"\ninstance_group [ { kind: KIND_GPU } ]\n'
+        )
+        write(root / "v" / "1" / "model.json", mutate(rng.choice(MODEL_JSONS), rng))
+    if rng.random() < 0.3:
+        callee = rng.choice([b"b", b"e", b"m", b"v", b"missing", b"\xff"])
+        write(root / "b" / "config.pbtxt", b'backend: "python"\nmax_batch_size: 4\n' + IO)
+        write(
+            root / "b" / "1" / "model.py",
+            mutate(BLS_PY % callee, rng) if rng.random() < 0.3 else BLS_PY % callee,
+        )
+    if rng.random() < 0.2:
+        write(root / "o" / "config.pbtxt", b'backend: "onnxruntime"\nmax_batch_size: 8\n')
+        write(root / "o" / "1" / "model.onnx", hostile_onnx(rng))
+    if rng.random() < 0.3:
         os.symlink("/etc", root / "linked")
     if rng.random() < 0.3:
         os.symlink("loop", root / "loop")
@@ -131,6 +163,32 @@ def build(root: Path, rng: random.Random) -> None:
         ]
     )
     write(root / "body.json", mutate(body, rng) if rng.random() < 0.5 else body)
+
+
+def hostile_onnx(rng: random.Random) -> bytes:
+    """A graph whose shape tensor doubles at each Concat, with a cycle and absurd dims."""
+    from onnx import TensorProto, helper
+
+    count = rng.choice([5, 60])
+    nodes = [helper.make_node("Shape", ["x"], ["s0"])]
+    nodes += [
+        helper.make_node("Concat", [f"s{i}", f"s{i}"], [f"s{i + 1}"], axis=0) for i in range(count)
+    ]
+    nodes += [
+        helper.make_node("Reshape", ["x", f"s{count}"], ["r"]),
+        helper.make_node("NonZero", ["r"], ["y"]),
+        helper.make_node("Add", ["y", "c2"], ["c1"]),
+        helper.make_node("Add", ["c1", "y"], ["c2"]),
+    ]
+    dims = ["batch", rng.choice([2**62, -5, 0]), "n"]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, ["n", 2])],
+    )
+    data = helper.make_model(graph).SerializeToString()
+    return mutate(data, rng) if rng.random() < 0.3 else data
 
 
 def limit_memory(megabytes: int) -> Callable[[], None]:

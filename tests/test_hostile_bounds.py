@@ -294,6 +294,45 @@ def test_a_request_body_past_the_cap_is_refused_in_one_line(tmp_path: Path) -> N
 # ------------------------------------------------- what the contract and backend rules read
 
 
+def test_the_contracts_of_a_thousand_nested_ensembles_and_a_bls_cycle(tmp_path: Path) -> None:
+    """The whole check (the PL9 contracts of every ensemble and BLS caller, not only the
+    config rules) over a chain of 1,000 nested ensembles, a diamond of 40, and Python
+    models that call themselves and each other in a ring through BLS."""
+    depth = 1000
+    for i in range(depth):
+        ensemble(tmp_path, f"e{i}", [step(f"e{i + 1}", "IN", "OUT")])
+    python_model(tmp_path, f"e{depth}")
+    for i in range(40):
+        ensemble(tmp_path, f"d{i}", [step(f"d{i + 1}", "IN", "a"), step(f"d{i + 1}", "a", "OUT")])
+    python_model(tmp_path, "d40")
+    ring = 200
+    for i in range(ring + 1):
+        python_model(tmp_path, f"b{i}")
+        callee = f"b{(i + 1) % ring}" if i < ring else f"b{i}"  # b200 calls itself
+        (tmp_path / f"b{i}" / "1" / "model.py").write_text(BLS_MODEL % callee)
+    run = run_lint(tmp_path, timeout=180)
+    assert_well_behaved(run, tmp_path)
+    assert run.diagnostics == []
+
+
+BLS_MODEL = """import numpy as np
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        out = []
+        for request in requests:
+            tensor = pb_utils.Tensor("IN", np.zeros([1], dtype=np.float32))
+            call = pb_utils.InferenceRequest(
+                model_name="%s", requested_output_names=["OUT"], inputs=[tensor]
+            )
+            answer = call.exec()
+            out.append(pb_utils.InferenceResponse(
+                output_tensors=[pb_utils.get_output_tensor_by_name(answer, "OUT")]))
+        return out
+"""
+
+
 def vllm_model(root: Path, model_json: str, instance: str = "KIND_MODEL") -> Path:
     folder = root / "v"
     (folder / "1").mkdir(parents=True)
