@@ -247,6 +247,41 @@ def rewrite(name: str, content: str | bytes) -> Callable[[Path], None]:
     return lambda scratch: write(scratch, {name: content})
 
 
+VLLM_CONFIG = (
+    'backend: "vllm"\ninstance_group [ { kind: KIND_MODEL } ]\n'
+    "model_transaction_policy { decoupled: true }\n"
+)
+ROI_ENSEMBLE = """platform: "ensemble"
+max_batch_size: 8
+input [
+  { name: "IMAGES" data_type: TYPE_FP32 dims: [ 3, 32, 32 ] },
+  { name: "ROIS" data_type: TYPE_FP32 dims: [ 4 ] },
+  { name: "INDICES" data_type: TYPE_INT64 dims: [ 1 ] }
+]
+output [ { name: "FEATURES" data_type: TYPE_FP32 dims: [ 3, 7, 7 ] } ]
+ensemble_scheduling { step [ { model_name: "m" model_version: -1
+  input_map { key: "images" value: "IMAGES" } input_map { key: "rois" value: "ROIS" }
+  input_map { key: "batch_indices" value: "INDICES" }
+  output_map { key: "roi_features" value: "FEATURES" } } ] }
+"""
+VLLM_LORA = 'parameters { key: "enable_lora" value { string_value: "true" } }\n'
+
+
+def fixture_files(case: str) -> dict[str, str | bytes | None]:
+    """The files of a rule's fixture folder, as the model repository `models/`."""
+    folder = ROOT / "tests/fixtures/rules" / case
+    return {
+        f"models/{p.relative_to(folder).as_posix()}": p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def fixture_bytes(case: str) -> bytes:
+    """The model file of a fixture's model `m`."""
+    return next((ROOT / "tests/fixtures/rules" / case / "m/1").iterdir()).read_bytes()
+
+
 @dataclass(frozen=True)
 class Input:
     """An input some rule reads: a repository that reads it, and a change of it.
@@ -456,6 +491,42 @@ INPUTS = [
             "models/callee/1/model.py": python_model(),
         },
         replace("models/callee/config.pbtxt", 'name: "emb"', 'name: "embedding"'),
+    ),
+    Input(
+        "vLLM's engine arguments (1/model.json)",
+        {
+            "models/v/config.pbtxt": VLLM_CONFIG,
+            "models/v/1/model.json": '{"model": "facebook/opt-125m"}',
+        },
+        rewrite("models/v/1/model.json", '{"model": "facebook/opt-125m", "gpu_memory": 1}'),
+    ),
+    Input(
+        "vLLM's LoRA adapters (1/multi_lora.json)",
+        {
+            "models/v/config.pbtxt": VLLM_CONFIG + VLLM_LORA,
+            "models/v/1/model.json": '{"model": "facebook/opt-125m", "enable_lora": true}',
+            "models/v/1/multi_lora.json": '{"alpaca": "/loras/alpaca"}',
+        },
+        rewrite("models/v/1/multi_lora.json", '["alpaca"]'),
+    ),
+    Input(
+        "the ONNX graph the batch axis is read from (PL900, PL608)",
+        fixture_files("PL900/fail_roi_head"),
+        rewrite("models/m/1/model.onnx", fixture_bytes("PL900/pass_batch_named_per_input")),
+    ),
+    Input(
+        "the ONNX graph of an ensemble's step (its batch axis)",
+        {
+            **fixture_files("PL900/fail_roi_head"),
+            "models/e/config.pbtxt": ROI_ENSEMBLE,
+            "models/e/1": None,
+        },
+        rewrite("models/m/1/model.onnx", fixture_bytes("PL900/pass_batch_named_per_input")),
+    ),
+    Input(
+        "a TorchScript archive's forward (PL863)",
+        fixture_files("PL863/pass_keys_are_config_names"),
+        rewrite("models/m/1/model.pt", fixture_bytes("PL863/fail_dict_of_string_lists")),
     ),
     Input(
         "a model that appears under a name a step gives",
