@@ -138,3 +138,31 @@ def test_a_label_file_over_the_cap_is_reported_not_skipped(tmp_path: Path) -> No
     found = [d for d in run.diagnostics if d["code"] == "PL730"]
     assert [d["severity"] for d in found] == ["info"]
     assert "larger than the 8 MiB pbtxt-lint reads" in str(found[0]["message"])
+
+
+def test_a_fil_model_file_named_outside_the_repository_is_not_stated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FIL's default_model_filename may name a folder out of the repository (an absolute
+    path, `..`, a link): PL888 asked whether it was a folder before anything else, and
+    ended in an internal error on an absolute path."""
+    from pbtxt_lint import CheckOptions, check
+
+    root = tmp_path / "repo"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "f" / "1").mkdir(parents=True)
+    (root / "f" / "1" / "linked").symlink_to(outside, target_is_directory=True)
+    stated = []
+    real = Path.is_dir
+    monkeypatch.setattr(Path, "is_dir", lambda self: stated.append(self) or real(self))
+    for name in (str(outside), "../../../outside", "linked"):
+        (root / "f" / "config.pbtxt").write_text(
+            f'backend: "fil"\nmax_batch_size: 4\ndefault_model_filename: "{name}"\n'
+            'parameters { key: "model_type" value { string_value: "xgboost_json" } }\n'
+            'parameters { key: "output_class" value { string_value: "false" } }\n'
+        )
+        result = check([root], CheckOptions(processes=1))
+        assert "PL888" in {d.code for d in result.diagnostics}
+        assert not result.internal_errors
+    assert not [p for p in stated if p == outside or outside in p.resolve().parents]

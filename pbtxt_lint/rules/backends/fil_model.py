@@ -22,6 +22,7 @@ from pbtxt_lint.rules.api import (
     Scope,
     Stage,
     config_dims,
+    is_inside,
     model_label,
     parameter,
     rule,
@@ -87,9 +88,12 @@ def fil_model_file_missing(context: ModelContext, config: ModelConfig) -> Iterat
     for version in context.selection.versions:
         folder = context.folder.path / str(version)
         path = folder / config.default_model_filename if config.default_model_filename else folder
-        if path.is_dir():
+        if is_inside(context.repository.root, path) and path.is_dir():  # never stat outside
             path = path / expected
-        shown = path.relative_to(context.folder.path).as_posix()
+        try:
+            shown = path.relative_to(context.folder.path).as_posix()
+        except ValueError:  # an absolute default_model_filename
+            shown = path.as_posix()
         if not is_file(context, path):
             present = [t for t, f in MODEL_FILES.items() if is_file(context, folder / f)]
             hint = (
