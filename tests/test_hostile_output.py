@@ -166,3 +166,26 @@ def test_a_fil_model_file_named_outside_the_repository_is_not_stated(
         assert "PL888" in {d.code for d in result.diagnostics}
         assert not result.internal_errors
     assert not [p for p in stated if p == outside or outside in p.resolve().parents]
+
+
+def test_convert_writes_no_raw_control_character(tmp_path: Path) -> None:
+    """`convert --to pbtxt` of a config text kept a raw ESC (or a lone CR, a bidi
+    override) of a string as it was: the terminal obeyed it. It is written as protobuf
+    writes it, an octal escape of the same value."""
+    model = tmp_path / "m"
+    (model / "1").mkdir(parents=True)
+    (model / "1" / "model.py").write_text(PYTHON_MODEL)
+    (model / "config.pbtxt").write_bytes(
+        b'backend: "python"\n'
+        b'output [ { name: "\x1b[2Jx\ry\xe2\x80\xaez" data_type: TYPE_FP32 dims: [ 1 ] } ]\n'
+    )
+    run = run_audited(tmp_path, "convert", "--to", "pbtxt", "m/config.pbtxt")
+    assert_well_behaved(run, tmp_path, json_out=False)
+    assert not {"\x1b", "\r", "\u202e"} & set(run.stdout)
+    assert '"\\033[2Jx\\015y\\342\\200\\256z"' in run.stdout
+    (tmp_path / "again.pbtxt").write_text(run.stdout)
+    names = [
+        json.loads(run_audited(tmp_path, "convert", "--to", "json", name).stdout)["output"]
+        for name in ("m/config.pbtxt", "again.pbtxt")
+    ]
+    assert names[0] == names[1]

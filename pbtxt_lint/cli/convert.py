@@ -11,6 +11,7 @@ values keep their spelling; JSON and the binary encoding carry no comments.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,11 +92,22 @@ def _to_pbtxt(file: Path, data: bytes, config: ModelConfig, as_text: bool, shown
 
     try:
         if as_text and file.suffix.lower() != ".json":
-            return write_text(decode_text(data)).encode("utf-8", errors="surrogateescape")
+            text = _CONTROLS.sub(_octal, write_text(decode_text(data)))
+            return text.encode("utf-8", errors="surrogateescape")
         return write_config(config).encode("utf-8")
     except FormatError as error:
         click.echo(f"pbtxt-lint: {shown}: {error}", err=True)
         sys.exit(EXIT_ERRORS)
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+"""What a terminal obeys (ESC, a lone CR, bidi overrides) where the text holds it raw."""
+
+
+def _octal(match: re.Match[str]) -> str:
+    """A character as the octal escapes of its UTF-8 bytes: in a string, the same value
+    to every protobuf text parser (as protobuf itself writes a control character)."""
+    return "".join(f"\\{byte:03o}" for byte in match.group().encode("utf-8"))
 
 
 def _write(output: bytes, output_file: Path | None) -> None:
