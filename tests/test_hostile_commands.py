@@ -31,6 +31,7 @@ HOSTILE_CONFIGS: dict[str, bytes] = {
     "binary": bytes(range(256)) * 8,
     "nul": b'backend: "python"\n\0\n',
     "not-utf8": b'backend: "python"\nname: "\xff\xfe"\n',
+    "not-utf8-unformatted": b'backend:   "python"\nname: "\xff\xfe"\n',
     "empty": b"",
     "many-tokens": b'backend: "python"\n' + b"dims: 1 " * 60000,
     "control-characters": b'backend: "python\x1b[2J"\n' + IO.encode(),
@@ -48,6 +49,7 @@ def hostile_model(root: Path, case: str) -> Path:
 COMMAND_LINES = {
     "check": ("check", ".", "--format", "json"),
     "fmt": ("fmt", "--check", "m/config.pbtxt"),
+    "fmt-diff": ("fmt", "--diff", "m/config.pbtxt"),
     "convert-json": ("convert", "--to", "json", "m/config.pbtxt"),
     "convert-pbtxt": ("convert", "--to", "pbtxt", "m/config.pbtxt"),
     "complete": ("complete", "m"),

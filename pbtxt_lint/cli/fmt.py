@@ -92,9 +92,9 @@ def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
             continue
         changed += 1
         if diff:
-            click.echo(
-                unified_diff(ref.path, data.decode("utf-8"), formatted.decode("utf-8")), nl=False
-            )
+            before, after = (t.decode("utf-8", "surrogateescape") for t in (data, formatted))
+            patch = unified_diff(ref.path, before, after)  # the file's own bytes, for git apply
+            click.echo(patch.encode("utf-8", "surrogateescape"), nl=False)
         elif check:
             click.echo(f"would reformat {shown}")
         else:
