@@ -1,6 +1,6 @@
 """The tensor contract of a model (analysis/contract.py) and what reads it.
 
-The axis trace of ONNX graphs (artifacts/onnx_axes.py) and the batch facts it gives
+The axis trace of ONNX graphs (artifacts/onnx_axis_trace.py) and the batch facts it gives
 (analysis/batch_axis.py), on the fixture models of PL900-PL902; `--deep`
 (artifacts/onnx_probe.py) on the same files with onnxruntime; the BLS reader
 (artifacts/python_bls_io.py); and the client half in `pbtxt-lint request`: a

@@ -408,7 +408,7 @@ DIGESTS: dict[str, str] = {
     'backends.fil_parameters': 'd5b976f2',
     'backends.fil_model': 'bbee4e40',
     'backends.dali_pipeline': '51856f9d',
-    'contracts.onnx_batch': '093bce3d',
+    'contracts.onnx_batch': '024b085c',
     'contracts.bls': 'f7b191d6',
     'contracts.values': 'de92c7a9',
     'contracts.pipelines': 'a83924b2',

@@ -8,7 +8,7 @@ batching), and gives each request its slice of every output along it (backend
 that the graph's dim 0 is dynamic, so a graph that counts boxes, detections or time
 steps there loads, and then requests fail or get someone else's rows. What axis 0 is
 comes from the model's contract (`pbtxt_lint.analysis.batch_axis`): the graph's dim
-names and where `onnx_axes` traces each axis. A finding the names alone suggest says
+names and where `onnx_axis_trace` traces each axis. A finding the names alone suggest says
 so; `--deep` runs the model on batches of 1 and 2 to confirm or drop it.
 """
 
