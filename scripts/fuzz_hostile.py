@@ -180,7 +180,7 @@ def hostile_onnx(rng: random.Random) -> bytes:
         helper.make_node("Add", ["y", "c2"], ["c1"]),
         helper.make_node("Add", ["c1", "y"], ["c2"]),
     ]
-    dims = ["batch", rng.choice([2**62, -5, 0]), "n"]
+    dims: list[str | int] = ["batch", rng.choice([2**62, -5, 0]), "n"]
     graph = helper.make_graph(
         nodes,
         "g",
