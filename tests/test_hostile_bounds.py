@@ -9,6 +9,7 @@ is caught by the child's timeout, generous on purpose.
 
 from __future__ import annotations
 
+import json
 from itertools import pairwise
 from pathlib import Path
 
@@ -166,6 +167,19 @@ def _onnx_with_external_offset(path: Path, offset: str) -> None:
     for tensor in model.graph.initializer:
         tensor.external_data.add(key="offset", value=offset)
     onnx.save_model(model, path)
+
+
+def test_a_number_of_a_million_digits_that_runs_into_a_letter(tmp_path: Path) -> None:
+    """Saying why a number token is refused tried one of its patterns on every split of
+    the digits: 40,000 digits took 19 s, a million would take hours (found by
+    fuzz_hostile.py seed 14, through `graph`)."""
+    python_model(tmp_path, "m")
+    (tmp_path / "m" / "config.pbtxt").write_text(
+        'backend: "python"\nmax_batch_size: ' + "9" * 1_000_000 + "x\n"
+    )
+    run = run_lint(tmp_path)
+    assert_well_behaved(run, tmp_path)
+    assert "a number cannot run into letters" in json.dumps(run.diagnostics)
 
 
 def test_integers_of_any_length_in_check_are_findings(tmp_path: Path) -> None:

@@ -437,7 +437,8 @@ def number_error(word: str) -> tuple[str, str] | None:
             f"{shown}: protobuf numbers have no '_' digit separators",
             f"write {word.replace('_', '')}",
         )
-    if re.fullmatch(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)e[+-]?", body_lower):
+    # one way to match a run of digits: `[0-9]+\.?[0-9]*` splits it every way (quadratic)
+    if re.fullmatch(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)e[+-]?", body_lower):
         return f"{shown}: the exponent after 'e' has no digits", "write a number like 1e3"
     if body.count(".") > 1 or re.search(r"e[+-]?[0-9]*\.", body_lower):
         return f"{shown} has a second decimal point", "write one number, like 1.5"
