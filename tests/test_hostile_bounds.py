@@ -182,6 +182,25 @@ def test_a_number_of_a_million_digits_that_runs_into_a_letter(tmp_path: Path) ->
     assert "a number cannot run into letters" in json.dumps(run.diagnostics)
 
 
+@pytest.mark.parametrize(
+    ("run_of", "count"), [("{", 10**6), ("${", 10**6 // 2), ("<<", 10**6 // 2), ('${x}" "', 40_000)]
+)
+def test_a_line_of_a_million_template_openings_is_one_scan(
+    tmp_path: Path, run_of: str, count: int
+) -> None:
+    """Looking for template placeholders scanned from each `{{` (`${`, `<<`) to the end
+    of the line, and compared each with every string of it (under the token cap, 40,000
+    strings): a line of 1.4 MB took
+    minutes in every command (found by fuzz_hostile.py seed 14, through `graph`)."""
+    python_model(tmp_path, "m")
+    (tmp_path / "m" / "config.pbtxt").write_text(
+        'backend: "python"\nname: "' + run_of * count + '"\n'  # one string, or 40,000
+    )
+    run = run_lint(tmp_path)
+    assert_well_behaved(run, tmp_path)
+    assert run.diagnostics
+
+
 def test_integers_of_any_length_in_check_are_findings(tmp_path: Path) -> None:
     """An integer over 4,300 digits was an internal error that ended the run: no other
     model reported, no -o report; an ONNX offset gave 22 rule internal errors."""

@@ -11,6 +11,7 @@ was found, and the message the binder built is the result.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,7 +24,10 @@ from pbtxt_lint.textproto.sourcemap import SourceMap
 from pbtxt_lint.textproto.tokenizer import MAX_TOKENS
 from pbtxt_lint.textproto.tree import Document, parse_tree
 
-_PLACEHOLDER_RE = re.compile(r"\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|\$[A-Z_][A-Z0-9_]*\b|<<[^>\n]*>>")
+_PLACEHOLDER_RE = re.compile(
+    r"\$\{[^}\n]{0,256}\}|\{\{[^}\n]{0,256}\}\}|\$[A-Z_][A-Z0-9_]*\b|<<[^>\n]{0,256}>>"
+)
+"""A placeholder is short: unbounded, each `{{` of a line of a million scanned to its end."""
 _BOM = "\ufeff"
 MAX_REPORTED = 20
 """Problems reported for a file Triton refuses, among those the run selects (the engine
@@ -104,8 +108,10 @@ def find_placeholders(text: str) -> list[Placeholder]:
         if "$" not in line and "{{" not in line and "<<" not in line:
             continue
         strings, comment = _strings_and_comment(line)
+        starts = [start for start, _ in strings]  # in order, never overlapping
         for match in _PLACEHOLDER_RE.finditer(line, 0, comment):
-            quoted = any(start < match.start() < end for start, end in strings)
+            inside = bisect.bisect_left(starts, match.start()) - 1  # the last string before
+            quoted = inside >= 0 and match.start() < strings[inside][1]
             if quoted and not match.group().startswith(("${", "{{")):
                 continue
             span = Span(number, match.start() + 1, number, match.end() + 1)
