@@ -84,7 +84,12 @@ if TYPE_CHECKING:
     from pbtxt_lint.artifacts.python_flow import analyse_flow
     from pbtxt_lint.artifacts.python_imports import ImportScan, ImportUse, scan_imports
     from pbtxt_lint.artifacts.python_initialize import initialize_reads, string_lists
-    from pbtxt_lint.artifacts.python_methods import bad_calls, model_class, non_list_returns
+    from pbtxt_lint.artifacts.python_methods import (
+        bad_calls,
+        load_time_bls,
+        model_class,
+        non_list_returns,
+    )
     from pbtxt_lint.artifacts.python_model import (
         AutoComplete,
         Completed,
@@ -185,6 +190,7 @@ DEFERRED: dict[str, str] = {
     "bls_requests": "python_bls_io",
     "scaled_tensors": "python_ranges",
     "bad_calls": "python_methods",
+    "load_time_bls": "python_methods",
     "model_class": "python_methods",
     "non_list_returns": "python_methods",
     "ImportScan": "python_imports",
@@ -356,6 +362,7 @@ __all__ = [
     "known_versions",
     "leading_int",
     "list_environment",
+    "load_time_bls",
     "model_class",
     "model_label",
     "newer_name",
