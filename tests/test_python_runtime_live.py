@@ -268,7 +268,8 @@ SHARED = {
         "gz",
         BLS_AT_LOAD.replace(
             "        self.warm_up()\n",
-            "        try:\n            self.warm_up()\n        except Exception:\n            pass\n",
+            "        try:\n            self.warm_up()\n"
+            "        except Exception:\n            pass\n",
         ),
         "READY",
         set(),
