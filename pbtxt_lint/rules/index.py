@@ -354,7 +354,7 @@ DIGESTS: dict[str, str] = {
     'ensembles.composing': 'e022cc9a',
     'ensembles.types': '672565b2',
     'ensembles.runtime': '06d90aff',
-    'artifacts.files': 'c1c54a60',
+    'artifacts.files': 'c70d4980',
     'artifacts.onnx_autocomplete': '2afa7775',
     'artifacts.onnx_tensors': 'fa777390',
     'artifacts.onnx_shapes': '9fe64e38',
