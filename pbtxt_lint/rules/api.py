@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     from pbtxt_lint.artifacts.openvino import OpenVinoSignature
     from pbtxt_lint.artifacts.python_bls_exec import bls_execs
     from pbtxt_lint.artifacts.python_bls_io import BlsRequest, BlsTensor, bls_requests
+    from pbtxt_lint.artifacts.python_dlpack import DlpackUse, dlpack_inputs
     from pbtxt_lint.artifacts.python_env import EnvListing, environment_key, list_environment
     from pbtxt_lint.artifacts.python_flow import analyse_flow
     from pbtxt_lint.artifacts.python_imports import ImportScan, ImportUse, scan_imports
@@ -180,6 +181,8 @@ DEFERRED: dict[str, str] = {
     "as_served": "onnx_signature",
     "inference_note": "onnx_signature",
     "OpenVinoSignature": "openvino",
+    "DlpackUse": "python_dlpack",
+    "dlpack_inputs": "python_dlpack",
     "EnvListing": "python_env",
     "environment_key": "python_env",
     "list_environment": "python_env",
@@ -294,6 +297,7 @@ __all__ = [
     "DataType",
     "Dim",
     "Dims",
+    "DlpackUse",
     "Edit",
     "EffectiveCheck",
     "ElfInfo",
@@ -347,6 +351,7 @@ __all__ = [
     "config_dims",
     "container_modules",
     "default_stub_python",
+    "dlpack_inputs",
     "environment_key",
     "host_backends",
     "images_shipping",
