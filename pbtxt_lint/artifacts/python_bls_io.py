@@ -12,6 +12,12 @@ returns are followed a few levels deep), whether that list is complete (every te
 of it found, each with a literal name), its correlation ID, and the literal names the
 code reads from the responses of its `exec()` / `async_exec()`. The arrays given to
 each Tensor are the value flow's (`python_flow`), matched by position.
+
+A Tensor whose name is a loop variable (`for name, value in feeds.items()`,
+`[pb_utils.Tensor(n, encoded[n]) for n in NAMES]`, `zip(NAMES, arrays)`) stands for one
+tensor per name the loop can take, when those names are literals the module spells out:
+a list or tuple (written there or as a module constant) or the keys of a dict literal
+(bound in the function, or returned by a helper), plus the literal keys stored into it.
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ class BlsTensor:
     """The literal name (None: computed)."""
     line: int
     column: int
+    spread: bool = False
+    """One of the names a loop gives this Tensor call (its array is not this one's)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +90,7 @@ class _Reader:
     parents: dict[int, ast.AST] = field(default_factory=dict)
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
+    name_lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         imports = []
@@ -98,6 +107,9 @@ class _Reader:
                 value = string_literal(node.value)
                 if isinstance(node.targets[0], ast.Name) and value is not None:
                     self.constants[node.targets[0].id] = value
+                listed = _literal_names(node.value)
+                if isinstance(node.targets[0], ast.Name) and listed is not None:
+                    self.name_lists[node.targets[0].id] = listed
 
     def requests(self) -> Iterator[BlsRequest]:
         calls = [
@@ -115,8 +127,9 @@ class _Reader:
             found: list[ast.Call] = []
             complete = given is not None and self.tensors(given, scope, found, 0)
             tensors = tuple(
-                BlsTensor(string_literal(argument(t, 0, "name")), t.lineno, t.col_offset)
+                tensor
                 for t in sorted(dict.fromkeys(found), key=lambda t: (t.lineno, t.col_offset))
+                for tensor in self.named(t)
             )
             complete = complete and all(t.name is not None for t in tensors)
             yield BlsRequest(
@@ -139,6 +152,129 @@ class _Reader:
         return self.module
 
     # --- the tensors a request holds --------------------------------------------------------
+
+    def named(self, call: ast.Call) -> Iterator[BlsTensor]:
+        """The tensor(s) one Tensor call makes: its literal name, or one per name of the
+        loop that binds its name argument."""
+        given = argument(call, 0, "name")
+        literal = string_literal(given)
+        if literal is None and isinstance(given, ast.Name):
+            literal = self.constants.get(given.id)
+        if literal is not None or not isinstance(given, ast.Name):
+            yield BlsTensor(literal, call.lineno, call.col_offset)
+            return
+        names = self.loop_names(call, given.id)
+        if names is None:
+            yield BlsTensor(None, call.lineno, call.col_offset)
+            return
+        for name in names:
+            yield BlsTensor(name, call.lineno, call.col_offset, spread=True)
+
+    def loop_names(self, node: ast.AST, name: str) -> tuple[str, ...] | None:
+        """The literal names the innermost loop around `node` that binds `name` iterates
+        over (None: no such loop, or names the module does not spell out)."""
+        scope = self.scope_of(node)
+        current = self.parents.get(id(node))
+        while current is not None and current is not scope:
+            loops: list[ast.For | ast.comprehension] = []
+            if isinstance(current, ast.For | ast.AsyncFor):
+                loops = [current]
+            elif isinstance(current, ast.ListComp | ast.GeneratorExp | ast.SetComp):
+                loops = list(current.generators)
+            for loop in loops:
+                index = _position(loop.target, name)
+                if index is not None:
+                    return self.iterated(loop.iter, index, scope)
+            current = self.parents.get(id(current))
+        return None
+
+    def iterated(self, node: ast.expr, index: int, scope: ast.AST) -> tuple[str, ...] | None:
+        """The literal names at position `index` (-1: the item itself) of what `node`
+        iterates over."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "zip" and index >= 0 and index < len(node.args):
+                return self.iterated(node.args[index], -1, scope)
+            if node.func.id in ("list", "tuple", "sorted") and len(node.args) == 1:
+                return self.iterated(node.args[0], index, scope)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("items", "keys") and not node.args:
+                keys = self.dict_keys(node.func.value, scope, 0)
+                wanted = 0 if node.func.attr == "items" else -1
+                return keys if index == wanted else None
+            return None
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            if index < 0:
+                return _literal_names(node)
+            picked = [e.elts[index] for e in node.elts if isinstance(e, ast.Tuple) and index < len(e.elts)]
+            if len(picked) == len(node.elts):
+                return _literal_names(ast.List(picked))
+            return None
+        if isinstance(node, ast.Name) and index < 0:
+            local = self.single_value(node.id, scope)
+            if local is not None:
+                listed = _literal_names(local)
+                return listed if listed is not None else self.dict_keys(node, scope, 0)
+            return self.name_lists.get(node.id)
+        return None
+
+    def single_value(self, name: str, scope: ast.AST) -> ast.expr | None:
+        """The one value `name` is bound to in `scope` (None: unbound there, or bound more
+        than once, or bound by a loop)."""
+        values = []
+        for node in own_nodes(scope):
+            if isinstance(node, ast.Assign) and any(_is(t, name) for t in node.targets):
+                values.append(node.value)
+            elif isinstance(node, ast.AnnAssign | ast.AugAssign) and _is(node.target, name):
+                return None
+            elif isinstance(node, ast.For | ast.comprehension | ast.With) and _binds(node, name):
+                return None
+        return values[0] if len(values) == 1 else None
+
+    def dict_keys(self, node: ast.expr, scope: ast.AST, depth: int) -> tuple[str, ...] | None:
+        """The literal keys of the dict `node` holds: a dict literal bound once in the
+        function (or returned by every return of a helper), plus the literal keys stored
+        into it there; None when a key is computed or the dict is changed otherwise."""
+        if isinstance(node, ast.Dict):
+            keys = [string_literal(k) if k is not None else None for k in node.keys]
+            return None if any(k is None for k in keys) else tuple(k for k in keys if k)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+            if node.args or any(k.arg is None for k in node.keywords):
+                return None
+            return tuple(k.arg for k in node.keywords if k.arg)
+        if isinstance(node, ast.Call) and depth < MAX_DEPTH:
+            helper = local_function(node.func, self.functions)
+            if helper is None:
+                return None
+            returns = [n.value for n in own_nodes(helper) if isinstance(n, ast.Return)]
+            found = {self.dict_keys(r, helper, depth + 1) for r in returns if r is not None}
+            return found.pop() if len(found) == 1 else None
+        if not isinstance(node, ast.Name):
+            return None
+        value = self.single_value(node.id, scope)
+        if value is None:
+            return None
+        keys = self.dict_keys(value, scope, depth)
+        if keys is None:
+            return None
+        added = list(keys)
+        for inner in own_nodes(scope):
+            if isinstance(inner, ast.Assign):
+                for target in inner.targets:
+                    if isinstance(target, ast.Subscript) and _is(target.value, node.id):
+                        key = string_literal(target.slice)
+                        if key is None:
+                            return None
+                        added.append(key)
+            elif (
+                isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Attribute)
+                and _is(inner.func.value, node.id)
+                and inner.func.attr in ("update", "pop", "setdefault", "clear", "popitem")
+            ):
+                return None
+            elif isinstance(inner, ast.Delete):
+                return None
+        return tuple(dict.fromkeys(added))
 
     def tensors(self, node: ast.expr, scope: ast.AST, found: list[ast.Call], depth: int) -> bool:
         """Collect the Tensor calls `node` may hold into `found`; whether all were found."""
@@ -167,8 +303,16 @@ class _Reader:
                 returns = [n.value for n in own_nodes(helper) if isinstance(n, ast.Return)]
                 results = [self.tensors(r, helper, found, depth + 1) for r in returns if r]
                 return bool(results) and all(results)
-        if isinstance(node, ast.ListComp):
-            self.tensors(node.elt, scope, found, depth)
+        if isinstance(node, ast.ListComp | ast.GeneratorExp):
+            inner: list[ast.Call] = []
+            self.tensors(node.elt, scope, inner, depth)
+            found.extend(inner)
+            # Complete when the element is a Tensor call whose name the loops give.
+            return (
+                len(inner) == 1
+                and inner[0] is node.elt
+                and all(t.name is not None for t in self.named(inner[0]))
+            )
         return False
 
     def bound(self, name: str, scope: ast.AST, found: list[ast.Call], depth: int) -> bool:
@@ -258,6 +402,27 @@ def _binds(node: ast.For | ast.comprehension | ast.With, name: str) -> bool:
     else:
         targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
     return any(_is(n, name) for t in targets for n in ast.walk(t))
+
+
+def _position(target: ast.expr, name: str) -> int | None:
+    """Where a loop target binds `name`: -1 for the whole item, i for element i of a
+    tuple target (None: it does not bind it)."""
+    if _is(target, name):
+        return -1
+    if isinstance(target, ast.Tuple):
+        for index, element in enumerate(target.elts):
+            if _is(element, name):
+                return index
+    return None
+
+
+def _literal_names(node: ast.expr) -> tuple[str, ...] | None:
+    """The strings of a list, tuple or set written with literal strings only."""
+    if isinstance(node, ast.List | ast.Tuple | ast.Set) and node.elts:
+        names = [string_literal(e) for e in node.elts]
+        if all(n is not None for n in names):
+            return tuple(n for n in names if n is not None)
+    return None
 
 
 def _names(node: ast.expr | None) -> tuple[str, ...] | None:

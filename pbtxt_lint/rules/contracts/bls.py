@@ -67,6 +67,8 @@ def _sent(call: Call) -> Iterator[tuple[BlsTensor, Arr]]:
         return
     values = {(o.line, o.column): o.value for o in flow.outputs}
     for tensor in call.request.inputs:
+        if tensor.spread:
+            continue  # a loop's Tensor call: the flow's array is not this name's
         value = values.get((tensor.line, tensor.column))
         if tensor.name in call.callee.inputs and isinstance(value, Arr):
             yield tensor, value
