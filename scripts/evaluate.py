@@ -10,8 +10,8 @@ settings (a case may carry ``args``: ``--config-only``, ``--disable-auto-complet
 ``--gpus N``, ``--triton-version V``) and reports per case whether pbtxt-lint said
 anything at warning or error level on it (infos do not count; a case marked
 ``client_half``, whose mistake is in what the client sends, also counts what
-``pbtxt-lint request`` says about each of its ``[[live]]`` bodies sent to /infer), the share of mistakes
-caught, and every control that got a warning or an error.
+``pbtxt-lint request`` says about each of its ``[[live]]`` bodies sent to /infer), the
+share of mistakes caught, and every control that got a warning or an error.
 
 A caught mistake is only a first filter: read the messages (``--verbose``) to see that
 they name the failing request rather than something unrelated. As a mechanical lower

@@ -73,6 +73,9 @@ class BlsRequest:
     correlation: bool | None
     """A correlation_id is passed (None: **kwargs, which may pass one)."""
     reads: tuple[BlsRead, ...] = ()
+    model_parameter: str | None = None
+    """When the model name is read from the config (`self.model_config["parameters"]
+    ["KEY"]["string_value"]`, bound to a name or an attribute of self): KEY."""
 
 
 def bls_requests(module: ast.Module | None) -> tuple[BlsRequest, ...]:
@@ -123,6 +126,7 @@ class _Reader:
             model = string_literal(name_node)
             if model is None and isinstance(name_node, ast.Name):
                 model = self.constants.get(name_node.id)
+            parameter = None if model is not None else self.parameter_of(name_node, scope)
             given = argument(call, 2, "inputs")
             found: list[ast.Call] = []
             complete = given is not None and self.tensors(given, scope, found, 0)
@@ -140,7 +144,27 @@ class _Reader:
                 _names(argument(call, 3, "requested_output_names")),
                 _correlation(call),
                 tuple(self.reads(call, scope)),
+                parameter,
             )
+
+    def parameter_of(self, node: ast.expr | None, scope: ast.AST) -> str | None:
+        """The key of the config parameter whose string_value `node` holds: read there, or
+        bound once to the local name or the attribute of self that `node` is."""
+        value: ast.expr | None = node
+        if isinstance(node, ast.Name):
+            value = self.single_value(node.id, scope)
+        elif isinstance(node, ast.Attribute) and _is(node.value, "self"):
+            bound = [
+                n.value
+                for n in ast.walk(self.module)
+                if isinstance(n, ast.Assign)
+                and any(
+                    isinstance(t, ast.Attribute) and _is(t.value, "self") and t.attr == node.attr
+                    for t in n.targets
+                )
+            ]
+            value = bound[0] if len(bound) == 1 else None
+        return _parameter_key(value)
 
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The function whose own code `node` is (the module at top level)."""
@@ -176,7 +200,7 @@ class _Reader:
         scope = self.scope_of(node)
         current = self.parents.get(id(node))
         while current is not None and current is not scope:
-            loops: list[ast.For | ast.comprehension] = []
+            loops: list[ast.For | ast.AsyncFor | ast.comprehension] = []
             if isinstance(current, ast.For | ast.AsyncFor):
                 loops = [current]
             elif isinstance(current, ast.ListComp | ast.GeneratorExp | ast.SetComp):
@@ -205,7 +229,9 @@ class _Reader:
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
             if index < 0:
                 return _literal_names(node)
-            picked = [e.elts[index] for e in node.elts if isinstance(e, ast.Tuple) and index < len(e.elts)]
+            picked = [
+                e.elts[index] for e in node.elts if isinstance(e, ast.Tuple) and index < len(e.elts)
+            ]
             if len(picked) == len(node.elts):
                 return _literal_names(ast.List(picked))
             return None
@@ -237,7 +263,11 @@ class _Reader:
         if isinstance(node, ast.Dict):
             keys = [string_literal(k) if k is not None else None for k in node.keys]
             return None if any(k is None for k in keys) else tuple(k for k in keys if k)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "dict"
+        ):
             if node.args or any(k.arg is None for k in node.keywords):
                 return None
             return tuple(k.arg for k in node.keywords if k.arg)
@@ -253,10 +283,10 @@ class _Reader:
         value = self.single_value(node.id, scope)
         if value is None:
             return None
-        keys = self.dict_keys(value, scope, depth)
-        if keys is None:
+        found_keys = self.dict_keys(value, scope, depth)
+        if found_keys is None:
             return None
-        added = list(keys)
+        added = list(found_keys)
         for inner in own_nodes(scope):
             if isinstance(inner, ast.Assign):
                 for target in inner.targets:
@@ -402,6 +432,36 @@ def _binds(node: ast.For | ast.comprehension | ast.With, name: str) -> bool:
     else:
         targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
     return any(_is(n, name) for t in targets for n in ast.walk(t))
+
+
+def _key(node: ast.expr) -> tuple[ast.expr, str] | None:
+    """`X["k"]` or `X.get("k"...)`: (X, "k")."""
+    if isinstance(node, ast.Subscript):
+        key = string_literal(node.slice)
+        return (node.value, key) if key is not None else None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+    ):
+        key = string_literal(node.args[0])
+        return (node.func.value, key) if key is not None else None
+    return None
+
+
+def _parameter_key(node: ast.expr | None) -> str | None:
+    """KEY of `...["parameters"]["KEY"]["string_value"]` (subscripts or .get())."""
+    outer = _key(node) if node is not None else None
+    if outer is None or outer[1] != "string_value":
+        return None
+    middle = _key(outer[0])
+    if middle is None:
+        return None
+    inner = _key(middle[0])
+    if inner is None or inner[1] != "parameters":
+        return None
+    return middle[1]
 
 
 def _position(target: ast.expr, name: str) -> int | None:

@@ -311,6 +311,7 @@ INDEX: tuple[RuleInfo, ...] = (
     RuleInfo('PL913', 'bls-output-not-requested', W, 'model.py reads an output from a BLS response that the request did not ask for.', Stage.NEVER, True, False, False, Scope.MODEL_FILES, 'contracts.bls'),
     RuleInfo('PL914', 'bls-sequence-without-id', W, 'A BLS request without correlation_id to a model with sequence batching (or an ensemble with such a step).', Stage.NEVER, True, False, False, Scope.MODEL_FILES, 'contracts.bls'),
     RuleInfo('PL915', 'python-output-overflows-type', W, 'model.py sends pixel-scaled values (boxes, keypoints) in an 8-bit output type: every value past 255 wraps around.', Stage.NEVER, True, False, False, Scope.MODEL_FILES, 'contracts.values'),
+    RuleInfo('PL916', 'bls-model-name-placeholder', W, 'A BLS request to the model named by a config parameter that is still a template placeholder (${...}).', Stage.NEVER, True, False, False, Scope.MODEL_FILES, 'contracts.bls'),
     RuleInfo('PL920', 'ensemble-streaming-only', I, 'An ensemble with a decoupled step: Triton makes it decoupled, so plain HTTP /infer and gRPC ModelInfer requests to it fail.', Stage.INFERENCE, True, False, False, Scope.ENSEMBLE, 'contracts.pipelines'),
     RuleInfo('PL921', 'batching-needs-equal-shapes', I, 'A queue delay for dynamic batching on a Python or DALI model with a variable-size input that does not allow ragged batches: only requests of equal shapes are batched.', Stage.INFERENCE, True, False, False, Scope.ANY, 'contracts.batching'),
 )
@@ -409,8 +410,8 @@ DIGESTS: dict[str, str] = {
     'backends.fil_model': 'bbee4e40',
     'backends.dali_pipeline': '51856f9d',
     'contracts.onnx_batch': '9fe645af',
-    'contracts.bls': 'f7b191d6',
+    'contracts.bls': 'a0d7c193',
     'contracts.values': 'de92c7a9',
-    'contracts.pipelines': 'a83924b2',
+    'contracts.pipelines': 'a8e9af8f',
     'contracts.batching': '9952ab2f',
 }
