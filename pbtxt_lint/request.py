@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pbtxt_lint.analysis.batch_axis import Batch
 from pbtxt_lint.analysis.context import ModelContext
-from pbtxt_lint.analysis.contract import Batch, ModelContract, model_contract
+from pbtxt_lint.analysis.contract import ModelContract, model_contract
 from pbtxt_lint.diagnostics import Severity, Span
 from pbtxt_lint.echo import bound_message
 from pbtxt_lint.jsonconfig.reader import (

@@ -15,10 +15,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pbtxt_lint"
 GENERATED = {"schema/model_config_pb2.py", "lsp/schema_docs.py"}
 MAX_MODULE_LINES = 500
 OVER_THE_LIMIT: dict[str, str] = {
-    # being changed by other branches: split once they land
+    # grown by the branches that landed; not split yet only for want of time (branch
+    # splits did contract, onnx_axes, cli/check and storage/remote first): settings_files
+    # is an import-linter layer of its own (its split makes it a package or adds a
+    # layer), the others split along their sections
     "pbtxt_lint.analysis.ensemble": "iterative walks (branch bounds)",
     "pbtxt_lint.request": "request bodies bounded (branch bounds)",
-    "pbtxt_lint.storage.remote": "listings and reads bounded (branch bounds)",
     "pbtxt_lint.textproto.binder": "the parser's work bounded (branch bounds)",
     "pbtxt_lint.textproto.tokenizer": "the parser's work bounded (branch bounds)",
     "pbtxt_lint.textproto.tree": "the parser's work bounded (branch bounds)",

@@ -1,10 +1,11 @@
 """The tensor contract of a model (analysis/contract.py) and what reads it.
 
-The axis trace of ONNX graphs (artifacts/onnx_axes.py) and the batch facts it gives, on
-the fixture models of PL900-PL902; `--deep` (artifacts/onnx_probe.py) on the same files
-with onnxruntime; the BLS reader (artifacts/python_bls_io.py); and the client half in
-`pbtxt-lint request`: a decoupled ensemble, a sequence step, a step that takes one
-batch size, an input whose dim 0 the model file counts otherwise.
+The axis trace of ONNX graphs (artifacts/onnx_axis_trace.py) and the batch facts it gives
+(analysis/batch_axis.py), on the fixture models of PL900-PL902; `--deep`
+(artifacts/onnx_probe.py) on the same files with onnxruntime; the BLS reader
+(artifacts/python_bls_io.py); and the client half in `pbtxt-lint request`: a
+decoupled ensemble, a sequence step, a step that takes one batch size, an input whose
+dim 0 the model file counts otherwise.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pbtxt_lint.analysis.contract import Batch, onnx_batch_facts
+from pbtxt_lint.analysis.batch_axis import Batch, onnx_batch_facts
 from pbtxt_lint.artifacts.onnx import read_onnx
 from pbtxt_lint.artifacts.onnx_axes import DataCount, InputDim
 from pbtxt_lint.artifacts.python_bls_io import bls_requests

@@ -148,8 +148,8 @@ def _infer_shapes(
     tuple[TensorSpec, ...], tuple[TensorSpec, ...] | None, InferenceReport, AxisTrace | None
 ]:
     """Run the shape inference emulation; keep the declared shapes when it cannot finish.
-    Also trace where each output axis comes from (`onnx_axes`), when the graph is read."""
-    from pbtxt_lint.artifacts import onnx_axes, onnx_graph, onnx_infer
+    Also trace where each output axis comes from (`onnx_axis_trace`), when the graph is read."""
+    from pbtxt_lint.artifacts import onnx_axis_trace, onnx_graph, onnx_infer
 
     try:
         graph = onnx_graph.collect(model, model.graph_ranges)
@@ -157,8 +157,8 @@ def _infer_shapes(
         reason = exc.message if isinstance(exc, ArtifactError) else str(exc)
         return outputs, None, InferenceReport("declared", reason), None
     axes = None
-    if onnx_axes.worth_tracing(graph, model.inputs, model.outputs):
-        axes = onnx_axes.trace_axes(graph, model.inputs, [name for name, _ in model.outputs])
+    if onnx_axis_trace.worth_tracing(graph, model.inputs, model.outputs):
+        axes = onnx_axis_trace.trace_axes(graph, model.inputs, [name for name, _ in model.outputs])
     try:
         result = onnx_infer.infer(
             graph,

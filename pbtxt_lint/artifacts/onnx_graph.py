@@ -185,7 +185,7 @@ WANTED = frozenset(
      "allowzero", "start", "end", "starts", "ends", "value", "value_int", "value_ints",
      "value_float", "value_floats", "layout"}
 )  # fmt: skip
-"""Attributes the inference (and `onnx_axes`) reads; any other is recorded by name only."""
+"""Attributes the inference (and `onnx_axis_ops`) reads; any other is recorded by name only."""
 
 
 def _attribute(model: _Model, start: int, end: int, budget: _Budget) -> tuple[str, Attr]:

@@ -18,14 +18,21 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from pbtxt_lint.cli.errors import internal_error
+from pbtxt_lint.cli.check_fixes import show_diff, write_fixes
+from pbtxt_lint.cli.check_output import (
+    apply_threshold,
+    emit,
+    print_settings,
+    report_problems,
+    report_remote,
+)
+from pbtxt_lint.cli.errors import internal_error, usage_error
 from pbtxt_lint.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from pbtxt_lint.cli.urls import LOCAL_ONLY, RepositoryPath
-from pbtxt_lint.echo import inert
 from pbtxt_lint.storage import is_remote
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab")
@@ -38,17 +45,8 @@ STDIN = Path("-")
 if TYPE_CHECKING:
     from pbtxt_lint.baseline import Baseline
     from pbtxt_lint.cli.progress import Progress
-    from pbtxt_lint.diagnostics import Severity
-    from pbtxt_lint.fixes import FixOutcome
     from pbtxt_lint.linter import CheckOptions, LintResult
-    from pbtxt_lint.report.text import NotShown
     from pbtxt_lint.repository.layout import Overlay
-    from pbtxt_lint.settings_files import Resolved
-
-
-def _usage_error(message: str) -> NoReturn:
-    click.echo(f"pbtxt-lint: error: {message}", err=True)
-    sys.exit(EXIT_USAGE)
 
 
 @click.command()
@@ -252,12 +250,12 @@ def check(
     paths, overlay = _standard_input(paths, stdin_filename, fix or diff)
     remote = [str(p) for p in paths if is_remote(p)]
     if fix and remote:
-        _usage_error(f"{remote[0]}: " + LOCAL_ONLY.format(command="--fix"))
+        usage_error(f"{remote[0]}: " + LOCAL_ONLY.format(command="--fix"))
     options = check_options(click.get_current_context().params)
     if overlay is not None:
         options = dataclasses.replace(options, overlay=overlay)
     if show_settings:
-        _show_settings(paths, options)
+        print_settings(paths, options)
         sys.exit(EXIT_OK)
     baseline = _load_baseline(baseline_file) if baseline_file is not None else None
     progress = _progress()
@@ -271,18 +269,18 @@ def check(
     finally:
         if progress is not None:
             progress.close()
-    _report_problems(result)
+    report_problems(result)
     if verbose:
-        _report_remote(result)
+        report_remote(result)
     failed = bool(result.path_problems or result.internal_errors)
     if write_baseline is not None:
         _write_baseline(write_baseline, result)
         sys.exit(EXIT_USAGE if failed else EXIT_OK)
     if diff:
-        fixable = _show_diff(result, unsafe_fixes, debug)
+        fixable = show_diff(result, unsafe_fixes, debug)
         sys.exit(EXIT_USAGE if failed else EXIT_ERRORS if fixable else EXIT_OK)
-    if fix:
-        result = _fix(paths, options, baseline, result, unsafe_fixes, debug)
+    if fix and write_fixes(result, unsafe_fixes, debug):
+        result = _run(paths, options, baseline, debug)  # what remains
     chosen = output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     from pbtxt_lint.diagnostics import Severity
 
@@ -293,10 +291,10 @@ def check(
         )
     else:
         threshold = Severity(min_severity)
-    not_shown = _apply_threshold(result, threshold)
+    not_shown = apply_threshold(result, threshold)
     if statistics:
         chosen = "statistics"
-    _emit(result, chosen, output_file, color, not_shown)
+    emit(result, chosen, output_file, color, not_shown)
     if failed:
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_ERRORS if errors and not exit_zero else EXIT_OK)
@@ -310,29 +308,29 @@ def _standard_input(
     (which need not exist; its model folder and repository are read from disk)."""
     if STDIN not in paths:
         if stdin_filename is not None:
-            _usage_error(
+            usage_error(
                 "--stdin-filename names the file standard input stands for: give '-' as a PATH"
             )
         return paths, None
     if stdin_filename is None:
-        _usage_error(
+        usage_error(
             "reading a config from standard input ('-') needs --stdin-filename PATH: its "
             "model folder and repository come from that path"
         )
     if fixing:
-        _usage_error("--fix and --diff change files on disk; they do not read standard input")
+        usage_error("--fix and --diff change files on disk; they do not read standard input")
     from pbtxt_lint.repository.fs import MAX_CONFIG_BYTES
     from pbtxt_lint.repository.layout import is_config_file, overlay_key
 
     named = Path(stdin_filename)
     if not is_config_file(named):
-        _usage_error(
+        usage_error(
             f"--stdin-filename {stdin_filename}: standard input is read as a model "
             "configuration, so the path must name one (config.pbtxt, configs/<name>.pbtxt)"
         )
     data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1)
     if len(data) > MAX_CONFIG_BYTES:
-        _usage_error(f"standard input holds more than {MAX_CONFIG_BYTES >> 20} MiB: not a config")
+        usage_error(f"standard input holds more than {MAX_CONFIG_BYTES >> 20} MiB: not a config")
     text = data.decode("utf-8", errors="surrogateescape")
     return tuple(named if p == STDIN else p for p in paths), {overlay_key(named): text}
 
@@ -348,39 +346,6 @@ def _progress() -> Progress | None:
     from pbtxt_lint.cli.progress import Progress
 
     return Progress(sys.stderr)
-
-
-def _apply_threshold(result: LintResult, threshold: Severity) -> NotShown:
-    """Drop the findings below `threshold` from `result`; how many, by severity."""
-    from collections import Counter
-
-    below = [d for d in result.diagnostics if d.severity.rank < threshold.rank]
-    if below:
-        result.diagnostics = [d for d in result.diagnostics if d.severity.rank >= threshold.rank]
-    return Counter(d.severity for d in below)
-
-
-def _report_problems(result: LintResult) -> None:
-    """Paths that do not exist, files that belong to no model and rules that crashed:
-    on stderr, apart from findings."""
-    for problem in [*result.path_problems, *result.skipped]:
-        click.echo(f"pbtxt-lint: {inert(str(problem.path))}: {problem.message}", err=True)
-    for internal in result.internal_errors:
-        where = f" in rule {internal.rule}" if internal.rule else ""
-        click.echo(
-            f"pbtxt-lint: internal error{where} on model '{inert(internal.model)}': "
-            f"{internal.error} (please report this bug)",
-            err=True,
-        )
-
-
-def _report_remote(result: LintResult) -> None:
-    """--verbose: what each cloud repository cost to read, on stderr."""
-    from pbtxt_lint.storage.report import describe
-
-    for entry in result.remote:
-        for line in describe(entry):
-            click.echo(f"pbtxt-lint: {line}", err=True)
 
 
 def check_options(params: Mapping[str, Any]) -> CheckOptions:
@@ -420,7 +385,7 @@ def _run(
         from pbtxt_lint.settings_files import SettingsError
 
         if isinstance(error, (SettingsError, CacheError)):
-            _usage_error(str(error))
+            usage_error(str(error))
         internal_error(error, debug)
     if baseline is not None:
         result.diagnostics, result.baselined = baseline.split(result.diagnostics)
@@ -433,7 +398,7 @@ def _load_baseline(path: Path) -> Baseline:
     try:
         return load(path)
     except BaselineError as error:
-        _usage_error(str(error))
+        usage_error(str(error))
 
 
 def _write_baseline(path: Path, result: LintResult) -> None:
@@ -442,128 +407,5 @@ def _write_baseline(path: Path, result: LintResult) -> None:
     try:
         count = write(path, result.diagnostics)
     except OSError as error:
-        _usage_error(f"{path}: cannot write the baseline: {error.strerror or error}")
+        usage_error(f"{path}: cannot write the baseline: {error.strerror or error}")
     click.echo(f"pbtxt-lint: recorded {count} finding(s) in {path}", err=True)
-
-
-def _outcomes(result: LintResult, unsafe: bool, write: bool, debug: bool) -> list[FixOutcome]:
-    from pbtxt_lint.fixes import apply_fixes
-
-    try:
-        outcomes = apply_fixes(result.diagnostics, unsafe=unsafe, write=write)
-    except Exception as error:
-        internal_error(error, debug)
-    for outcome in outcomes:
-        if outcome.refused:
-            click.echo(f"pbtxt-lint: not fixing {outcome.path}: {outcome.refused}", err=True)
-    return outcomes
-
-
-def _show_diff(result: LintResult, unsafe: bool, debug: bool) -> int:
-    """`--diff`: print what `--fix` would change; returns how many fixes that is."""
-    outcomes = [o for o in _outcomes(result, unsafe, False, debug) if o.applied]
-    for outcome in outcomes:
-        click.echo(outcome.diff, nl=False)
-    fixed = sum(o.applied for o in outcomes)
-    if fixed:
-        click.echo(f"Would fix {fixed} problem(s) in {len(outcomes)} file(s).", err=True)
-    else:
-        click.echo("Nothing to fix.", err=True)
-    return fixed
-
-
-def _fix(
-    paths: Sequence[Path],
-    options: CheckOptions,
-    baseline: Baseline | None,
-    result: LintResult,
-    unsafe: bool,
-    debug: bool,
-) -> LintResult:
-    """`--fix`: write the fixes, then check again and return what remains."""
-    written = [o for o in _outcomes(result, unsafe, True, debug) if o.written]
-    fixed = sum(o.applied for o in written)
-    click.echo(f"Fixed {fixed} problem(s) in {len(written)} file(s).", err=True)
-    return _run(paths, options, baseline, debug) if written else result
-
-
-def _emit(
-    result: LintResult,
-    output_format: str,
-    output_file: Path | None,
-    color: bool | None,
-    not_shown: NotShown,
-) -> None:
-    """Write the report in `output_format`, to `output_file` or standard output."""
-    if output_file is None:
-        _render(result, output_format, sys.stdout, color, not_shown)
-        return
-    try:
-        with output_file.open("w", encoding="utf-8") as stream:
-            _render(result, output_format, stream, False, not_shown)
-    except OSError as error:
-        _usage_error(f"{output_file}: cannot write the report: {error.strerror or error}")
-
-
-def _render(
-    result: LintResult,
-    output_format: str,
-    stream: TextIO,
-    color: bool | None,
-    not_shown: NotShown,
-) -> None:
-    if output_format == "text":
-        from pbtxt_lint.report.text import render_text
-
-        render_text(result, stream, color=color, not_shown=not_shown)
-    elif output_format == "concise":
-        from pbtxt_lint.report.concise import render_concise
-
-        render_concise(result, stream, not_shown)
-    elif output_format == "statistics":
-        from pbtxt_lint.report.concise import render_statistics
-        from pbtxt_lint.settings_files import known_rules
-
-        names = {rule.code: rule.name for rule in known_rules()}
-        render_statistics(result, stream, names, not_shown)
-    elif output_format == "github":
-        from pbtxt_lint.report.github import render_github
-
-        render_github(result, stream)
-    else:
-        stream.write(_render_document(result, output_format) + "\n")
-
-
-def _render_document(result: LintResult, output_format: str) -> str:
-    if output_format == "json":
-        from pbtxt_lint.report.json_report import render_json
-
-        return render_json(result)
-    if output_format == "sarif":
-        from pbtxt_lint.report.sarif import render_sarif
-
-        return render_sarif(result)
-    from pbtxt_lint.report.gitlab import render_gitlab
-
-    return render_gitlab(result)
-
-
-def _show_settings(paths: Sequence[Path], options: CheckOptions) -> None:
-    """The effective settings of each group of paths, with where each value came from."""
-    from pbtxt_lint.settings_files import SettingsError, resolve_settings
-
-    try:
-        groups: list[Resolved] = resolve_settings(
-            list(paths) or [Path(".")], options, options.config_file
-        )
-    except SettingsError as error:
-        _usage_error(str(error))
-    for number, group in enumerate(groups):
-        if number:
-            click.echo()
-        checked = ", ".join(str(p) for p in group.paths)
-        click.echo(f"paths: {checked}")
-        click.echo(f"configuration file: {group.settings_file or 'none found'}")
-        width = max(len(key) for key in group.origins)
-        for key, origin in group.origins.items():
-            click.echo(f"  {key:<{width}}  {origin.value}  ({origin.source})")

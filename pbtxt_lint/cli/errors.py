@@ -1,5 +1,6 @@
-"""The one way every command ends on a bug: a line on stderr and exit 2, never a
-traceback (unless asked for with --debug or PBTXT_LINT_DEBUG=1)."""
+"""The one way every command ends on a bug, and `check`'s on a usage mistake: a line on
+stderr and exit 2, never a traceback (unless asked for with --debug or
+PBTXT_LINT_DEBUG=1)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,18 @@ import os
 import sys
 from typing import NoReturn
 
+import click
+
 from pbtxt_lint.cli.exit_codes import EXIT_USAGE
 from pbtxt_lint.echo import bound_message
 
 DEBUG_VARIABLE = "PBTXT_LINT_DEBUG"
+
+
+def usage_error(message: str) -> NoReturn:
+    """A flag, file or path the user got wrong: one line on stderr, exit 2."""
+    click.echo(f"pbtxt-lint: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
 
 
 def internal_error(error: BaseException, debug: bool = False) -> NoReturn:

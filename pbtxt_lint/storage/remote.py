@@ -21,7 +21,6 @@ import errno
 import importlib.util
 import logging
 import os
-import re
 import stat
 import threading
 import time
@@ -45,6 +44,12 @@ from pbtxt_lint.storage.bounded import (
 )
 from pbtxt_lint.storage.credentials import CredentialError, Credentials, for_url
 from pbtxt_lint.storage.ranged import RangedBuffer, RangedFile
+from pbtxt_lint.storage.service_errors import (
+    describe_failure,
+    http_status,
+    is_connection_error,
+    not_found_message,
+)
 from pbtxt_lint.storage.urls import (
     Location,
     ObjectPath,
@@ -188,10 +193,10 @@ class Store:
             raise self._translate(error, what, path) from None
 
     def _translate(self, error: BaseException, what: str, path: str) -> OSError:
-        text = self._clean(_describe(error))
+        text = self._clean(describe_failure(error))
         url = self.url_of(path)
         lying = isinstance(error, (RangeIgnored, ListingTooLong))
-        if lying or _is_connection_error(error):
+        if lying or is_connection_error(error):
             # Once it stalls or lies, every later request fails at once: the run ends
             # about one deadline after the first, and says it is incomplete.
             endpoint = self._endpoint()
@@ -203,9 +208,9 @@ class Store:
             return ConnectionError(
                 errno.EHOSTUNREACH, f"cannot reach {endpoint} to {what} {url}: {text}"
             )
-        if isinstance(error, FileNotFoundError) or _status(error) == 404:
-            return FileNotFoundError(errno.ENOENT, _not_found(text, url))
-        if isinstance(error, PermissionError) or _status(error) in (401, 403):
+        if isinstance(error, FileNotFoundError) or http_status(error) == 404:
+            return FileNotFoundError(errno.ENOENT, not_found_message(text, url))
+        if isinstance(error, PermissionError) or http_status(error) in (401, 403):
             return PermissionError(errno.EACCES, f"{self.service} denied access to {url}: {text}")
         return OSError(errno.EIO, f"{self.service} failed to {what} {url}: {text}")
 
@@ -462,61 +467,6 @@ def _stat_result(info: Info) -> os.stat_result:
         (mode, 0, 0, 1, 0, 0, info.size, seconds, seconds, seconds),
         {"st_mtime_ns": info.mtime_ns},
     )
-
-
-def _describe(error: BaseException) -> str:
-    """What the service said: botocore's error code and message, else the exception."""
-    response = getattr(error, "response", None)
-    if isinstance(response, dict):
-        detail = response.get("Error", {})
-        code, message = detail.get("Code", ""), detail.get("Message", "")
-        if code or message:
-            return f"{message} ({code})" if code and message else code or message
-    cause = error.__cause__ or error.__context__
-    text = str(error) or type(error).__name__
-    if isinstance(error, OSError) and error.strerror:
-        text = error.strerror
-    if cause is not None and getattr(cause, "response", None) and text == type(error).__name__:
-        return _describe(cause)
-    return text
-
-
-def _status(error: BaseException) -> int | None:
-    response = getattr(error, "response", None)
-    if isinstance(response, dict):
-        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-        return status if isinstance(status, int) else None
-    for name in ("status", "status_code", "code"):
-        value = getattr(error, name, None)
-        if isinstance(value, int) and 100 <= value < 600:
-            return value
-    return None
-
-
-_CONNECTION_NAMES = re.compile(
-    r"EndpointConnectionError|ConnectTimeout|ConnectionError|ClientConnectorError|"
-    r"ServerDisconnected|ConnectionClosed|ReadTimeout|TimeoutError|ServiceRequestError|"
-    r"ClientOSError|ProxyConnectionError|ConnectionRefused"
-)
-
-
-def _is_connection_error(error: BaseException) -> bool:
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, (ConnectionError, TimeoutError)):
-            return True
-        if any(_CONNECTION_NAMES.search(k.__name__) for k in type(current).__mro__):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def _not_found(text: str, url: str) -> str:
-    if "bucket" in text.lower() or "container" in text.lower():
-        return f"{text}: {url}"
-    return f"{url} does not exist"
 
 
 def run_concurrently(work: Callable[[T], R], items: Iterable[T]) -> list[R | BaseException]:

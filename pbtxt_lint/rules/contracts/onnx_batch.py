@@ -7,8 +7,8 @@ batching), and gives each request its slice of every output along it (backend
 `backend_output_responder.cc` ProcessTensor). The ONNX Runtime backend only checks
 that the graph's dim 0 is dynamic, so a graph that counts boxes, detections or time
 steps there loads, and then requests fail or get someone else's rows. What axis 0 is
-comes from the model's contract (`pbtxt_lint.analysis.contract`): the graph's dim
-names and where `onnx_axes` traces each axis. A finding the names alone suggest says
+comes from the model's contract (`pbtxt_lint.analysis.batch_axis`): the graph's dim
+names and where `onnx_axis_trace` traces each axis. A finding the names alone suggest says
 so; `--deep` runs the model on batches of 1 and 2 to confirm or drop it.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pbtxt_lint.analysis.contract import Batch, BatchFact, confirm_batch, onnx_batch_facts
+from pbtxt_lint.analysis.batch_axis import Batch, BatchFact, confirm_batch, onnx_batch_facts
 from pbtxt_lint.rules.api import WARNING, Finding, ModelContext, Scope, Stage, rule
 from pbtxt_lint.rules.artifacts.common import OnnxView, per_onnx_view
 

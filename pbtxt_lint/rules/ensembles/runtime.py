@@ -39,8 +39,8 @@ from pbtxt_lint.rules.api import (
 from pbtxt_lint.rules.ensembles.common import ensemble_finding, ensemble_graph
 
 if TYPE_CHECKING:  # the graph module loads with the first ensemble checked
-    from pbtxt_lint.analysis.contract import BatchEdge
     from pbtxt_lint.analysis.ensemble import Endpoint, EnsembleGraph, Step
+    from pbtxt_lint.analysis.ensemble_batch import BatchEdge
 
 VARIABLE = -1
 
@@ -238,15 +238,15 @@ def _batch_failures(
 ) -> Iterator[tuple[str, Endpoint, str]]:
     """(message, consumer, mark) of every edge where larger batches fail: a batching
     step's -1 into a fixed first dim, then the request's batch followed from the
-    ensemble's inputs (analysis.contract): an ensemble input read directly, and a step
-    whose dims lack the batch axis."""
+    ensemble's inputs (analysis.ensemble_batch): an ensemble input read directly, and a
+    step whose dims lack the batch axis."""
     for edge in variable_edges(graph):
         verdict = _verdict(graph, edge)
         if verdict is not None and verdict.certain:
             mark = f"{_shape(edge.made)} into {_shape(edge.wanted)}"
             yield _message(edge, verdict), edge.consumer, mark
-    # deferred: the contract module loads with the first ensemble checked
-    from pbtxt_lint.analysis.contract import batch_edges
+    # deferred: the batch edges load with the first ensemble checked
+    from pbtxt_lint.analysis.ensemble_batch import batch_edges
 
     for batch in batch_edges(graph, python=True):
         if batch.python and not (batch.stripped and _answers_batch(context, batch)):
