@@ -26,6 +26,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from pbtxt_lint.artifacts.python_names import literal_names, loop_position, parameter_key
 from pbtxt_lint.artifacts.python_syntax import (
     Aliases,
     argument,
@@ -110,7 +111,7 @@ class _Reader:
                 value = string_literal(node.value)
                 if isinstance(node.targets[0], ast.Name) and value is not None:
                     self.constants[node.targets[0].id] = value
-                listed = _literal_names(node.value)
+                listed = literal_names(node.value)
                 if isinstance(node.targets[0], ast.Name) and listed is not None:
                     self.name_lists[node.targets[0].id] = listed
 
@@ -164,7 +165,7 @@ class _Reader:
                 )
             ]
             value = bound[0] if len(bound) == 1 else None
-        return _parameter_key(value)
+        return parameter_key(value)
 
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The function whose own code `node` is (the module at top level)."""
@@ -206,7 +207,7 @@ class _Reader:
             elif isinstance(current, ast.ListComp | ast.GeneratorExp | ast.SetComp):
                 loops = list(current.generators)
             for loop in loops:
-                index = _position(loop.target, name)
+                index = loop_position(loop.target, name)
                 if index is not None:
                     return self.iterated(loop.iter, index, scope)
             current = self.parents.get(id(current))
@@ -228,17 +229,17 @@ class _Reader:
             return None
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
             if index < 0:
-                return _literal_names(node)
+                return literal_names(node)
             picked = [
                 e.elts[index] for e in node.elts if isinstance(e, ast.Tuple) and index < len(e.elts)
             ]
             if len(picked) == len(node.elts):
-                return _literal_names(ast.List(picked))
+                return literal_names(ast.List(picked))
             return None
         if isinstance(node, ast.Name) and index < 0:
             local = self.single_value(node.id, scope)
             if local is not None:
-                listed = _literal_names(local)
+                listed = literal_names(local)
                 return listed if listed is not None else self.dict_keys(node, scope, 0)
             return self.name_lists.get(node.id)
         return None
@@ -432,57 +433,6 @@ def _binds(node: ast.For | ast.comprehension | ast.With, name: str) -> bool:
     else:
         targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
     return any(_is(n, name) for t in targets for n in ast.walk(t))
-
-
-def _key(node: ast.expr) -> tuple[ast.expr, str] | None:
-    """`X["k"]` or `X.get("k"...)`: (X, "k")."""
-    if isinstance(node, ast.Subscript):
-        key = string_literal(node.slice)
-        return (node.value, key) if key is not None else None
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "get"
-        and node.args
-    ):
-        key = string_literal(node.args[0])
-        return (node.func.value, key) if key is not None else None
-    return None
-
-
-def _parameter_key(node: ast.expr | None) -> str | None:
-    """KEY of `...["parameters"]["KEY"]["string_value"]` (subscripts or .get())."""
-    outer = _key(node) if node is not None else None
-    if outer is None or outer[1] != "string_value":
-        return None
-    middle = _key(outer[0])
-    if middle is None:
-        return None
-    inner = _key(middle[0])
-    if inner is None or inner[1] != "parameters":
-        return None
-    return middle[1]
-
-
-def _position(target: ast.expr, name: str) -> int | None:
-    """Where a loop target binds `name`: -1 for the whole item, i for element i of a
-    tuple target (None: it does not bind it)."""
-    if _is(target, name):
-        return -1
-    if isinstance(target, ast.Tuple):
-        for index, element in enumerate(target.elts):
-            if _is(element, name):
-                return index
-    return None
-
-
-def _literal_names(node: ast.expr) -> tuple[str, ...] | None:
-    """The strings of a list, tuple or set written with literal strings only."""
-    if isinstance(node, ast.List | ast.Tuple | ast.Set) and node.elts:
-        names = [string_literal(e) for e in node.elts]
-        if all(n is not None for n in names):
-            return tuple(n for n in names if n is not None)
-    return None
 
 
 def _names(node: ast.expr | None) -> tuple[str, ...] | None:

@@ -367,7 +367,7 @@ DIGESTS: dict[str, str] = {
     'artifacts.python_methods': '0b8fab76',
     'artifacts.python_filename': '909ab87d',
     'artifacts.python_shapes': '8707d333',
-    'artifacts.python_omitted': '62039b04',
+    'artifacts.python_omitted': 'bf0d5747',
     'artifacts.python_model': '1f4b9196',
     'artifacts.python_sequence': 'feacd15e',
     'artifacts.python_arrays': '52c50fd1',
