@@ -742,8 +742,9 @@ class RequestChecker:
         )
         self.report(
             "decoupled-model",
-            f"{why}: POST /v2/models/{self.model}/infer and gRPC ModelInfer refuse every "
-            "request to it, whatever the body",
+            f"{why}: POST /v2/models/{self.model}/infer refuses every request to it, whatever "
+            "the body (HTTP 501), and so does gRPC ModelInfer ([StatusCode.UNIMPLEMENTED] "
+            '"ModelInfer RPC doesn\'t support models with decoupled transaction policy")',
             root,
             "HTTP end point doesn't support models with decoupled transaction policy",
             f"POST the inputs to /v2/models/{self.model}/generate_stream (or /generate), or "

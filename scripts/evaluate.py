@@ -8,8 +8,10 @@ Each case is a model repository that Triton loads, described by its case.toml: a
 script lints every case's repository through ``pbtxt_lint.linter.lint`` with default
 settings (a case may carry ``args``: ``--config-only``, ``--disable-auto-complete-config``,
 ``--gpus N``, ``--triton-version V``) and reports per case whether pbtxt-lint said
-anything at warning or error level on it (infos do not count), the share of mistakes
-caught, and every control that got a warning or an error.
+anything at warning or error level on it (infos do not count; a case marked
+``client_half``, whose mistake is in what the client sends, also counts what
+``pbtxt-lint request`` says about each of its ``[[live]]`` bodies sent to /infer), the
+share of mistakes caught, and every control that got a warning or an error.
 
 A caught mistake is only a first filter: read the messages (``--verbose``) to see that
 they name the failing request rather than something unrelated. As a mechanical lower
@@ -100,7 +102,27 @@ def evaluate(folder: Path, deep: bool = False) -> Outcome:
             outcome.infos.append((diagnostic.code, diagnostic.message))
     for error in result.internal_errors:
         outcome.findings.append(("internal", error.rule, error.error))
+    if spec.get("client_half"):
+        outcome.findings.extend(client_findings(folder, spec))
     return outcome
+
+
+def client_findings(folder: Path, spec: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """What `pbtxt-lint request` says about each `[[live]]` body the case sends to /infer.
+
+    A case marked `client_half` is a mistake (or a control) in what the client sends to a
+    repository that is itself right, so the request check is scored with the lint."""
+    from pbtxt_lint.request import check_request, load_model
+
+    found: list[tuple[str, str, str]] = []
+    for request in spec.get("live", []):
+        if request.get("endpoint", "infer") != "infer":
+            continue
+        loaded = load_model(folder / "repo" / str(request["model"]))
+        for problem in check_request(loaded.config, loaded.name, request["body"], loaded.contract):
+            if problem.severity in REPORTED:
+                found.append((problem.severity.value, f"request:{problem.code}", problem.message))
+    return found
 
 
 def case_folders(names: list[str], root: Path = CASES) -> list[Path]:

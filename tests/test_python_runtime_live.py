@@ -186,6 +186,25 @@ def _our_load_errors(repo: Path) -> dict[str, set[str]]:
     return found
 
 
+BLS_AT_LOAD = """import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def initialize(self, args):
+        self.warm_up()
+
+    def warm_up(self):
+        request = pb_utils.InferenceRequest(
+            model_name="encoder", requested_output_names=["EMBEDDING"], inputs=[]
+        )
+        request.exec()
+
+    def execute(self, requests):
+        return []
+"""
+"""A warm-up BLS request sent from initialize (through a helper method): refused by
+InferRequest::Exec before the stub counts the model as initialized."""
+
 SHARED = {
     # model: (archive name, builder key, model.py, Triton's outcome, our error codes)
     "gz_ok": ("env.tar.gz", "gz", "import envonly\n" + MODEL, "READY", set()),
@@ -243,6 +262,18 @@ SHARED = {
         {"PL682"},
     ),
     "no_numpy": ("env.tar.gz", "nonumpy", MODEL, "No module named 'numpy'", {"PL687"}),
+    "bls_in_initialize": ("env.tar.gz", "gz", BLS_AT_LOAD, "BLS is only supported", {"PL656"}),
+    "bls_in_initialize_caught": (
+        "env.tar.gz",
+        "gz",
+        BLS_AT_LOAD.replace(
+            "        self.warm_up()\n",
+            "        try:\n            self.warm_up()\n"
+            "        except Exception:\n            pass\n",
+        ),
+        "READY",
+        set(),
+    ),
 }
 
 

@@ -34,6 +34,8 @@ class BatchEdge:
     """The consumer's dims."""
     takes: int
     """The one batch size the consumer takes (1 when its dims lack the batch axis)."""
+    python: bool = False
+    """The producer is a Python step: its config says the batch, model.py decides."""
 
     @property
     def stripped(self) -> bool:
@@ -41,12 +43,12 @@ class BatchEdge:
         return len(self.wanted) == len(self.item)
 
 
-def batch_edges(graph: EnsembleGraph) -> list[BatchEdge]:
+def batch_edges(graph: EnsembleGraph, python: bool = False) -> list[BatchEdge]:
     """Every edge where the ensemble's batch meets a step that takes one batch size,
     in an ensemble that accepts larger batches. A tensor carries the request's batch
     when it is an input of a batching ensemble, or the output of a batching step that
-    reads one; a Python step's outputs are left to the model.py rules (PL657, PL698),
-    since model.py decides what it returns."""
+    reads one. A Python step's outputs are what model.py returns, so they are included
+    only with `python` (their edges say so: the caller asks the value flow)."""
     if graph.max_batch_size <= 1:
         return []
     carrying: dict[str, Endpoint] = {e.tensor: e for e in graph.inputs}
@@ -58,7 +60,8 @@ def batch_edges(graph: EnsembleGraph) -> list[BatchEdge]:
     edges = []
     for name, producer in carrying.items():
         made = producer.type
-        if made is None or not made.complete or _python_step(producer):
+        from_python = _python_step(producer)
+        if made is None or not made.complete or (from_python and not python):
             continue
         tensor = graph.tensors.get(name)
         for consumer in tensor.readers if tensor is not None else ():
@@ -73,7 +76,7 @@ def batch_edges(graph: EnsembleGraph) -> list[BatchEdge]:
             else:
                 continue
             if graph.max_batch_size > takes:
-                edges.append(BatchEdge(producer, consumer, item, wanted, takes))
+                edges.append(BatchEdge(producer, consumer, item, wanted, takes, from_python))
     return edges
 
 

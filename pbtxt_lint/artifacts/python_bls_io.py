@@ -12,6 +12,12 @@ returns are followed a few levels deep), whether that list is complete (every te
 of it found, each with a literal name), its correlation ID, and the literal names the
 code reads from the responses of its `exec()` / `async_exec()`. The arrays given to
 each Tensor are the value flow's (`python_flow`), matched by position.
+
+A Tensor whose name is a loop variable (`for name, value in feeds.items()`,
+`[pb_utils.Tensor(n, encoded[n]) for n in NAMES]`, `zip(NAMES, arrays)`) stands for one
+tensor per name the loop can take, when those names are literals the module spells out:
+a list or tuple (written there or as a module constant) or the keys of a dict literal
+(bound in the function, or returned by a helper), plus the literal keys stored into it.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from pbtxt_lint.artifacts.python_names import literal_names, loop_position, parameter_key
 from pbtxt_lint.artifacts.python_syntax import (
     Aliases,
     argument,
@@ -42,6 +49,8 @@ class BlsTensor:
     """The literal name (None: computed)."""
     line: int
     column: int
+    spread: bool = False
+    """One of the names a loop gives this Tensor call (its array is not this one's)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,9 @@ class BlsRequest:
     correlation: bool | None
     """A correlation_id is passed (None: **kwargs, which may pass one)."""
     reads: tuple[BlsRead, ...] = ()
+    model_parameter: str | None = None
+    """When the model name is read from the config (`self.model_config["parameters"]
+    ["KEY"]["string_value"]`, bound to a name or an attribute of self): KEY."""
 
 
 def bls_requests(module: ast.Module | None) -> tuple[BlsRequest, ...]:
@@ -82,6 +94,7 @@ class _Reader:
     parents: dict[int, ast.AST] = field(default_factory=dict)
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
+    name_lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         imports = []
@@ -98,6 +111,9 @@ class _Reader:
                 value = string_literal(node.value)
                 if isinstance(node.targets[0], ast.Name) and value is not None:
                     self.constants[node.targets[0].id] = value
+                listed = literal_names(node.value)
+                if isinstance(node.targets[0], ast.Name) and listed is not None:
+                    self.name_lists[node.targets[0].id] = listed
 
     def requests(self) -> Iterator[BlsRequest]:
         calls = [
@@ -111,12 +127,14 @@ class _Reader:
             model = string_literal(name_node)
             if model is None and isinstance(name_node, ast.Name):
                 model = self.constants.get(name_node.id)
+            parameter = None if model is not None else self.parameter_of(name_node, scope)
             given = argument(call, 2, "inputs")
             found: list[ast.Call] = []
             complete = given is not None and self.tensors(given, scope, found, 0)
             tensors = tuple(
-                BlsTensor(string_literal(argument(t, 0, "name")), t.lineno, t.col_offset)
+                tensor
                 for t in sorted(dict.fromkeys(found), key=lambda t: (t.lineno, t.col_offset))
+                for tensor in self.named(t)
             )
             complete = complete and all(t.name is not None for t in tensors)
             yield BlsRequest(
@@ -127,7 +145,27 @@ class _Reader:
                 _names(argument(call, 3, "requested_output_names")),
                 _correlation(call),
                 tuple(self.reads(call, scope)),
+                parameter,
             )
+
+    def parameter_of(self, node: ast.expr | None, scope: ast.AST) -> str | None:
+        """The key of the config parameter whose string_value `node` holds: read there, or
+        bound once to the local name or the attribute of self that `node` is."""
+        value: ast.expr | None = node
+        if isinstance(node, ast.Name):
+            value = self.single_value(node.id, scope)
+        elif isinstance(node, ast.Attribute) and _is(node.value, "self"):
+            bound = [
+                n.value
+                for n in ast.walk(self.module)
+                if isinstance(n, ast.Assign)
+                and any(
+                    isinstance(t, ast.Attribute) and _is(t.value, "self") and t.attr == node.attr
+                    for t in n.targets
+                )
+            ]
+            value = bound[0] if len(bound) == 1 else None
+        return parameter_key(value)
 
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The function whose own code `node` is (the module at top level)."""
@@ -139,6 +177,135 @@ class _Reader:
         return self.module
 
     # --- the tensors a request holds --------------------------------------------------------
+
+    def named(self, call: ast.Call) -> Iterator[BlsTensor]:
+        """The tensor(s) one Tensor call makes: its literal name, or one per name of the
+        loop that binds its name argument."""
+        given = argument(call, 0, "name")
+        literal = string_literal(given)
+        if literal is None and isinstance(given, ast.Name):
+            literal = self.constants.get(given.id)
+        if literal is not None or not isinstance(given, ast.Name):
+            yield BlsTensor(literal, call.lineno, call.col_offset)
+            return
+        names = self.loop_names(call, given.id)
+        if names is None:
+            yield BlsTensor(None, call.lineno, call.col_offset)
+            return
+        for name in names:
+            yield BlsTensor(name, call.lineno, call.col_offset, spread=True)
+
+    def loop_names(self, node: ast.AST, name: str) -> tuple[str, ...] | None:
+        """The literal names the innermost loop around `node` that binds `name` iterates
+        over (None: no such loop, or names the module does not spell out)."""
+        scope = self.scope_of(node)
+        current = self.parents.get(id(node))
+        while current is not None and current is not scope:
+            loops: list[ast.For | ast.AsyncFor | ast.comprehension] = []
+            if isinstance(current, ast.For | ast.AsyncFor):
+                loops = [current]
+            elif isinstance(current, ast.ListComp | ast.GeneratorExp | ast.SetComp):
+                loops = list(current.generators)
+            for loop in loops:
+                index = loop_position(loop.target, name)
+                if index is not None:
+                    return self.iterated(loop.iter, index, scope)
+            current = self.parents.get(id(current))
+        return None
+
+    def iterated(self, node: ast.expr, index: int, scope: ast.AST) -> tuple[str, ...] | None:
+        """The literal names at position `index` (-1: the item itself) of what `node`
+        iterates over."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "zip" and index >= 0 and index < len(node.args):
+                return self.iterated(node.args[index], -1, scope)
+            if node.func.id in ("list", "tuple", "sorted") and len(node.args) == 1:
+                return self.iterated(node.args[0], index, scope)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("items", "keys") and not node.args:
+                keys = self.dict_keys(node.func.value, scope, 0)
+                wanted = 0 if node.func.attr == "items" else -1
+                return keys if index == wanted else None
+            return None
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            if index < 0:
+                return literal_names(node)
+            picked = [
+                e.elts[index] for e in node.elts if isinstance(e, ast.Tuple) and index < len(e.elts)
+            ]
+            if len(picked) == len(node.elts):
+                return literal_names(ast.List(picked))
+            return None
+        if isinstance(node, ast.Name) and index < 0:
+            local = self.single_value(node.id, scope)
+            if local is not None:
+                listed = literal_names(local)
+                return listed if listed is not None else self.dict_keys(node, scope, 0)
+            return self.name_lists.get(node.id)
+        return None
+
+    def single_value(self, name: str, scope: ast.AST) -> ast.expr | None:
+        """The one value `name` is bound to in `scope` (None: unbound there, or bound more
+        than once, or bound by a loop)."""
+        values = []
+        for node in own_nodes(scope):
+            if isinstance(node, ast.Assign) and any(_is(t, name) for t in node.targets):
+                values.append(node.value)
+            elif isinstance(node, ast.AnnAssign | ast.AugAssign) and _is(node.target, name):
+                return None
+            elif isinstance(node, ast.For | ast.comprehension | ast.With) and _binds(node, name):
+                return None
+        return values[0] if len(values) == 1 else None
+
+    def dict_keys(self, node: ast.expr, scope: ast.AST, depth: int) -> tuple[str, ...] | None:
+        """The literal keys of the dict `node` holds: a dict literal bound once in the
+        function (or returned by every return of a helper), plus the literal keys stored
+        into it there; None when a key is computed or the dict is changed otherwise."""
+        if isinstance(node, ast.Dict):
+            keys = [string_literal(k) if k is not None else None for k in node.keys]
+            return None if any(k is None for k in keys) else tuple(k for k in keys if k)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "dict"
+        ):
+            if node.args or any(k.arg is None for k in node.keywords):
+                return None
+            return tuple(k.arg for k in node.keywords if k.arg)
+        if isinstance(node, ast.Call) and depth < MAX_DEPTH:
+            helper = local_function(node.func, self.functions)
+            if helper is None:
+                return None
+            returns = [n.value for n in own_nodes(helper) if isinstance(n, ast.Return)]
+            found = {self.dict_keys(r, helper, depth + 1) for r in returns if r is not None}
+            return found.pop() if len(found) == 1 else None
+        if not isinstance(node, ast.Name):
+            return None
+        value = self.single_value(node.id, scope)
+        if value is None:
+            return None
+        found_keys = self.dict_keys(value, scope, depth)
+        if found_keys is None:
+            return None
+        added = list(found_keys)
+        for inner in own_nodes(scope):
+            if isinstance(inner, ast.Assign):
+                for target in inner.targets:
+                    if isinstance(target, ast.Subscript) and _is(target.value, node.id):
+                        key = string_literal(target.slice)
+                        if key is None:
+                            return None
+                        added.append(key)
+            elif (
+                isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Attribute)
+                and _is(inner.func.value, node.id)
+                and inner.func.attr in ("update", "pop", "setdefault", "clear", "popitem")
+            ):
+                return None
+            elif isinstance(inner, ast.Delete):
+                return None
+        return tuple(dict.fromkeys(added))
 
     def tensors(self, node: ast.expr, scope: ast.AST, found: list[ast.Call], depth: int) -> bool:
         """Collect the Tensor calls `node` may hold into `found`; whether all were found."""
@@ -167,8 +334,16 @@ class _Reader:
                 returns = [n.value for n in own_nodes(helper) if isinstance(n, ast.Return)]
                 results = [self.tensors(r, helper, found, depth + 1) for r in returns if r]
                 return bool(results) and all(results)
-        if isinstance(node, ast.ListComp):
-            self.tensors(node.elt, scope, found, depth)
+        if isinstance(node, ast.ListComp | ast.GeneratorExp):
+            inner: list[ast.Call] = []
+            self.tensors(node.elt, scope, inner, depth)
+            found.extend(inner)
+            # Complete when the element is a Tensor call whose name the loops give.
+            return (
+                len(inner) == 1
+                and inner[0] is node.elt
+                and all(t.name is not None for t in self.named(inner[0]))
+            )
         return False
 
     def bound(self, name: str, scope: ast.AST, found: list[ast.Call], depth: int) -> bool:

@@ -436,7 +436,9 @@ class _Interpreter:
                 for condition in generator.ifs:
                     self.ev(condition, inner)
             simple = len(node.generators) == 1 and not node.generators[0].ifs
-            return replace(seq_of(self.ev(node.elt, inner)), length=lengths[0] if simple else None)
+            made = replace(seq_of(self.ev(node.elt, inner)), length=lengths[0] if simple else None)
+            names = self.tensor_names(node, env) if simple else None
+            return replace(made, sent=Sent(names, names)) if names else made
         if isinstance(node, ast.BinOp):
             return binop(node.op, self.ev(node.left, env), self.ev(node.right, env), node)
         if isinstance(node, ast.UnaryOp):
@@ -483,6 +485,38 @@ class _Interpreter:
         if isinstance(node, ast.Await):
             self.ev(node.value, env)
         return None
+
+    def tensor_names(
+        self, node: ast.ListComp | ast.GeneratorExp, env: Mapping[str, Value]
+    ) -> frozenset[str] | None:
+        """The output tensors of `[pb_utils.Tensor(name, ...) for name in NAMES]`, where
+        NAMES is a list or tuple of literal strings, written there or as a module
+        constant bound once."""
+        element, loop = node.elt, node.generators[0]
+        if not (isinstance(element, ast.Call) and self.aliases.utility(element.func) == "Tensor"):
+            return None
+        given = argument(element, 0, "name")
+        if not (isinstance(given, ast.Name) and isinstance(loop.target, ast.Name)):
+            return None
+        if given.id != loop.target.id:
+            return None
+        domain: ast.expr | None = loop.iter
+        if isinstance(domain, ast.Name):
+            if domain.id in env or domain.id in self.rebound:
+                return None
+            bound = [
+                statement.value
+                for statement in self.tree.body
+                if isinstance(statement, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == domain.id for t in statement.targets)
+            ]
+            domain = bound[0] if len(bound) == 1 else None
+        if not isinstance(domain, ast.List | ast.Tuple) or not domain.elts:
+            return None
+        names = [string_literal(e) for e in domain.elts]
+        if any(n is None for n in names):
+            return None
+        return frozenset(n for n in names if n is not None)
 
     def display(self, elements: Sequence[ast.expr], env: dict[str, Value]) -> Value:
         if any(isinstance(e, ast.Starred) for e in elements):

@@ -9,7 +9,9 @@ three, on every request for execute. Python's message is predictable from the `d
 alone, so this module works it out with `ast`, never running the code.
 
 `execute` must also return a list (one response per request) unless the model is
-decoupled: `Stub::ProcessReturnedResponses` refuses anything else.
+decoupled: `Stub::ProcessReturnedResponses` refuses anything else. And a BLS request
+sent before `initialize` has returned is refused (`InferRequest::Exec` in
+src/infer_request.cc checks `Stub::IsInitialized`, set after `initialize`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-__all__ = ["StubCall", "bad_calls", "model_class", "non_list_returns"]
+__all__ = [
+    "LoadTimeBls",
+    "StubCall",
+    "bad_calls",
+    "load_time_bls",
+    "model_class",
+    "non_list_returns",
+]
 
 STUB_CALLS: tuple[tuple[str, int, str], ...] = (
     ("__init__", 0, "load"),
@@ -224,3 +233,87 @@ def _not_a_list(value: ast.expr | None) -> str:
         if called in ("tuple", "dict", "set"):
             return called
     return ""
+
+
+LOADING_METHODS = ("__init__", "auto_complete_config", "initialize")
+"""The methods the stub calls while the model loads, before it counts as initialized."""
+
+
+@dataclass(frozen=True)
+class LoadTimeBls:
+    """A BLS request's `exec()` that runs while the model loads."""
+
+    method: str
+    """The method the stub calls (one of LOADING_METHODS) that reaches it."""
+    line: int
+
+
+def load_time_bls(cls: ast.ClassDef) -> tuple[LoadTimeBls, ...]:
+    """`.exec()` on a `pb_utils.InferenceRequest` that runs while the model loads: in
+    `__init__`, `auto_complete_config` or `initialize`, or in a method of the class they
+    call through `self.`. Not in a nested function or lambda (it may run later, from
+    execute or a thread), nor inside a `try` that has a handler (the error is caught)."""
+    if _opaque(cls):
+        return ()
+    methods = _methods(cls)
+    found: dict[int, LoadTimeBls] = {}
+    for entry in LOADING_METHODS:
+        pending, seen = [entry], set()
+        while pending:
+            name = pending.pop()
+            function = methods.get(name)
+            if name in seen or function is None:
+                continue
+            seen.add(name)
+            requests = _request_names(function)
+            for node in _runs_now(function.body):
+                if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                    continue
+                receiver = node.func.value
+                if node.func.attr == "exec" and _is_request(receiver, requests):
+                    line = node.func.end_lineno or node.lineno  # where `.exec` is written
+                    found.setdefault(line, LoadTimeBls(entry, line))
+                elif isinstance(receiver, ast.Name) and receiver.id == "self":
+                    pending.append(node.func.attr)
+    return tuple(sorted(found.values(), key=lambda bls: bls.line))
+
+
+def _runs_now(body: list[ast.stmt]) -> list[ast.AST]:
+    """The nodes of `body` that run when it runs, uncaught: not those of nested
+    functions, lambdas and classes, nor the body of a `try` with a handler."""
+    nodes: list[ast.AST] = []
+    pending: list[ast.AST] = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        nodes.append(node)
+        if isinstance(node, ast.Try) and node.handlers:
+            pending.extend([*node.handlers, *node.orelse, *node.finalbody])
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return nodes
+
+
+def _is_request_call(node: ast.expr) -> bool:
+    """`pb_utils.InferenceRequest(...)` (or the name imported alone)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return called == "InferenceRequest"
+
+
+def _request_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Local names `function` binds to a new InferenceRequest."""
+    return {
+        target.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign) and _is_request_call(node.value)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+
+
+def _is_request(node: ast.expr, requests: set[str]) -> bool:
+    return _is_request_call(node) or (isinstance(node, ast.Name) and node.id in requests)

@@ -80,11 +80,17 @@ if TYPE_CHECKING:
     from pbtxt_lint.artifacts.openvino import OpenVinoSignature
     from pbtxt_lint.artifacts.python_bls_exec import bls_execs
     from pbtxt_lint.artifacts.python_bls_io import BlsRequest, BlsTensor, bls_requests
+    from pbtxt_lint.artifacts.python_dlpack import DlpackUse, dlpack_inputs
     from pbtxt_lint.artifacts.python_env import EnvListing, environment_key, list_environment
     from pbtxt_lint.artifacts.python_flow import analyse_flow
     from pbtxt_lint.artifacts.python_imports import ImportScan, ImportUse, scan_imports
     from pbtxt_lint.artifacts.python_initialize import initialize_reads, string_lists
-    from pbtxt_lint.artifacts.python_methods import bad_calls, model_class, non_list_returns
+    from pbtxt_lint.artifacts.python_methods import (
+        bad_calls,
+        load_time_bls,
+        model_class,
+        non_list_returns,
+    )
     from pbtxt_lint.artifacts.python_model import (
         AutoComplete,
         Completed,
@@ -175,6 +181,8 @@ DEFERRED: dict[str, str] = {
     "as_served": "onnx_signature",
     "inference_note": "onnx_signature",
     "OpenVinoSignature": "openvino",
+    "DlpackUse": "python_dlpack",
+    "dlpack_inputs": "python_dlpack",
     "EnvListing": "python_env",
     "environment_key": "python_env",
     "list_environment": "python_env",
@@ -185,6 +193,7 @@ DEFERRED: dict[str, str] = {
     "bls_requests": "python_bls_io",
     "scaled_tensors": "python_ranges",
     "bad_calls": "python_methods",
+    "load_time_bls": "python_methods",
     "model_class": "python_methods",
     "non_list_returns": "python_methods",
     "ImportScan": "python_imports",
@@ -288,6 +297,7 @@ __all__ = [
     "DataType",
     "Dim",
     "Dims",
+    "DlpackUse",
     "Edit",
     "EffectiveCheck",
     "ElfInfo",
@@ -341,6 +351,7 @@ __all__ = [
     "config_dims",
     "container_modules",
     "default_stub_python",
+    "dlpack_inputs",
     "environment_key",
     "host_backends",
     "images_shipping",
@@ -356,6 +367,7 @@ __all__ = [
     "known_versions",
     "leading_int",
     "list_environment",
+    "load_time_bls",
     "model_class",
     "model_label",
     "newer_name",

@@ -59,6 +59,7 @@ MODULES: tuple[str, ...] = (
     "python_imports",
     "python_decoupled",
     "python_bls",
+    "python_dlpack",
 )
 """The topic modules of the family, in code order (names: importing the family imports
 none of them, so a run loads only the modules whose rules it calls)."""

@@ -58,6 +58,13 @@ def readable(context: ModelContext) -> tuple[VersionArtifact, ...]:
     return artifacts.versions if artifacts.readable else ()
 
 
+def located(context: ModelContext) -> tuple[VersionArtifact, ...]:
+    """The loaded versions' artifacts, located even where pbtxt-lint does not read their
+    format (a GraphDef, a PT2 archive): whether the file exists is known all the same."""
+    artifacts = context.artifacts
+    return artifacts.versions if artifacts.enabled else ()
+
+
 @overload
 def loaded(
     context: ModelContext, fmt: Literal["plan"]

@@ -22,7 +22,7 @@ from pbtxt_lint.rules.api import (
     rule,
     suggest,
 )
-from pbtxt_lint.rules.artifacts.common import readable, shorten_paths, shown_path
+from pbtxt_lint.rules.artifacts.common import located, readable, shorten_paths, shown_path
 from pbtxt_lint.schema.model_config_pb2 import ModelInstanceGroup
 
 
@@ -75,7 +75,10 @@ def artifact_missing(context: ModelContext) -> Iterator[Finding]:
     """The backend opens `<model>/<version>/<default_model_filename>` (`model.onnx` by
     default; for a folder of that name, the `model.onnx` inside it). Any other file
     name in the version folder is ignored, so a model exported as `resnet50.onnx` is
-    not found. Only GPU instances look at `cc_model_filenames`.
+    not found. Only GPU instances look at `cc_model_filenames`. The same holds for the
+    formats pbtxt-lint does not read: a TensorFlow GraphDef (`model.graphdef`,
+    `ModelInstanceState::Create` in tensorflow_backend src/tensorflow.cc) and a
+    torch_aoti `model.pt2`.
 
     Bad:
         resnet/config.pbtxt:  backend: "onnxruntime"
@@ -84,7 +87,7 @@ def artifact_missing(context: ModelContext) -> Iterator[Finding]:
         resnet/config.pbtxt:  backend: "onnxruntime"  default_model_filename: "resnet50.onnx"
         resnet/1/resnet50.onnx
     """
-    for artifact in readable(context):
+    for artifact in located(context):
         if artifact.state is ArtifactState.MISSING:
             yield _missing(context, artifact)
 

@@ -1,4 +1,5 @@
-"""PL652-PL653: TritonPythonModel methods the stub cannot call, and execute's return.
+"""PL652-PL653, PL656: TritonPythonModel methods the stub cannot call, execute's return,
+and BLS requests sent while the model loads.
 
 The Python backend's stub calls the model class with fixed arguments (python_backend
 src/pb_stub.cc: `Stub::AutoCompleteModelConfig`, `Stub::Initialize`,
@@ -145,4 +146,57 @@ def python_execute_call_or_return(context: ModelContext) -> Iterator[Finding]:
                 span=line_span(returned.line),
                 hint="return a list with one InferenceResponse per request, in the order of "
                 "the requests: return [pb_utils.InferenceResponse(output_tensors=[...])]",
+            )
+
+
+@rule(
+    "PL656",
+    "python-bls-while-loading",
+    ERROR,
+    "model.py sends a BLS request (InferenceRequest.exec()) from __init__, initialize or "
+    "auto_complete_config: the model fails to load.",
+    triton="failed to load '<model>' version 1: Internal: TritonModelException: BLS is only "
+    "supported during the 'execute' function.",
+    stage=Stage.LOAD,
+    needs_config=False,
+    scope=Scope.MODEL_FILES,
+    backend="python",
+)
+def python_bls_while_loading(context: ModelContext) -> Iterator[Finding]:
+    """The stub counts the model as initialized only once `initialize` has returned, and
+    `InferenceRequest.exec()` refuses to run before that (python_backend
+    src/infer_request.cc, `InferRequest::Exec`: "BLS is only supported during the
+    'execute' function."). A warm-up request to another model sent from `initialize`,
+    directly or through a method it calls, therefore fails the load. Calls inside a
+    `try` with a handler, and in functions defined there for later (a thread, a
+    callback), are left alone. Confirmed with tritonserver 2.51's Python backend
+    (tests/test_python_runtime_live.py).
+
+    Bad:
+        def initialize(self, args):
+            pb_utils.InferenceRequest(model_name="encoder", ...).exec()  # warm-up
+    Good:
+        def execute(self, requests):
+            if not self.warm:
+                pb_utils.InferenceRequest(model_name="encoder", ...).exec()
+                self.warm = True
+    """
+    # deferred: the reader of the model class loads with the first model.py
+    from pbtxt_lint.rules.api import load_time_bls, model_class
+
+    for artifact, signature in loaded(context, "python"):
+        cls = model_class(signature.module, signature.class_line) if signature.parsed else None
+        if cls is None:
+            continue
+        for bls in load_time_bls(cls):
+            if bls.method == "auto_complete_config" and not context.auto_complete:
+                continue
+            yield Finding(
+                f"{shown_path(artifact, context)} line {bls.line} sends a BLS request while "
+                f"the model loads (reached from {bls.method}), so '{context.folder.name}' "
+                'fails to load with "TritonModelException: BLS is only supported during the '
+                "'execute' function.\"",
+                file=artifact.opened,
+                span=line_span(bls.line),
+                hint="send it from execute (a warm-up: on the first request)",
             )

@@ -10,7 +10,8 @@ reads it never gets its input, and an ensemble output is simply missing
 "unexpected deadlock, at least one output is not set while no more ensemble steps can
 be made"). Which tensors each `pb_utils.InferenceResponse` holds comes from the value
 flow of `execute` (`pbtxt_lint.artifacts.python_flow`): tensors with literal names in
-lists, followed through appends, branches and helper calls. Error responses
+lists, followed through appends, branches and helper calls, and comprehensions over a
+list or tuple of literal names (`[pb_utils.Tensor(n, d[n]) for n in NAMES]`). Error responses
 (`InferenceResponse(error=...)`) carry no outputs by design and are not counted, nor are
 outputs added only when `request.requested_output_names()` asks for them, nor
 decoupled models (whose responses may each carry part of the answer).

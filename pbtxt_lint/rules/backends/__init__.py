@@ -27,4 +27,5 @@ MODULES: tuple[str, ...] = (
     "fil_parameters",
     "fil_model",
     "dali_pipeline",
+    "onnxruntime_options",
 )

@@ -1,4 +1,4 @@
-"""PL806-PL808, PL810-PL812: config.pbtxt against what the vLLM backend does with it.
+"""PL806-PL808, PL810-PL813: config.pbtxt against what the vLLM backend does with it.
 
 The backend's `auto_complete_config` (vllm_backend src/model.py, emulated from
 `pbtxt_lint.triton.vllm` by `analysis.autocomplete`) adds the inputs and outputs of
@@ -317,3 +317,43 @@ def vllm_switch_off(context: ModelContext) -> Iterator[Finding]:
                 at=("parameters", Key(key)),
                 hint=f"remove disable_log_stats from {ENGINE_ARGS_FILE}",
             )
+
+
+@rule(
+    "PL813",
+    "vllm-batched-prompt",
+    WARNING,
+    "max_batch_size above 0 on a vLLM model served with auto-complete disabled: every "
+    "prompt reaches vLLM as an array, and every request fails.",
+    triton="Error generating stream: inputs must be a string, TextPrompt, or TokensPrompt",
+    stage=Stage.INFERENCE,
+    backend=BACKEND,
+)
+def vllm_batched_prompt(context: ModelContext) -> Iterator[Finding]:
+    """With Triton's `--disable-auto-complete-config` the backend's auto-complete does
+    not run, so nothing sets max_batch_size to 0 (PL806 is its refusal otherwise). The
+    batch axis then comes in front of `text_input`: the backend's model.py reads the
+    prompt as `get_input_tensor_by_name(request, "text_input").as_numpy()[0]` (every
+    release from 24.10 to 26.01), which is then an array of prompts rather than bytes,
+    and vLLM refuses it.
+
+    Bad:
+        (tritonserver --disable-auto-complete-config)
+        backend: "vllm"
+        max_batch_size: 8
+    Good:
+        backend: "vllm"
+        max_batch_size: 0
+    """
+    config = vllm_config(context)
+    if config is None or context.auto_complete or config.max_batch_size <= 0:
+        return
+    yield Finding(
+        f"{model_label(context)} sets max_batch_size {config.max_batch_size} and auto-complete "
+        "is off (--disable-auto-complete-config), so the vLLM backend keeps it: text_input "
+        "arrives with a batch axis, model.py's as_numpy()[0] is an array of prompts instead of "
+        'one, and every request fails with "Error generating stream: inputs must be a string, '
+        'TextPrompt, or TokensPrompt"',
+        at=("max_batch_size",),
+        hint="set max_batch_size: 0 (vLLM batches requests itself)",
+    )

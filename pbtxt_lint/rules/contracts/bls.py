@@ -67,6 +67,8 @@ def _sent(call: Call) -> Iterator[tuple[BlsTensor, Arr]]:
         return
     values = {(o.line, o.column): o.value for o in flow.outputs}
     for tensor in call.request.inputs:
+        if tensor.spread:
+            continue  # a loop's Tensor call: the flow's array is not this name's
         value = values.get((tensor.line, tensor.column))
         if tensor.name in call.callee.inputs and isinstance(value, Arr):
             yield tensor, value
@@ -360,3 +362,55 @@ def bls_sequence_without_id(context: ModelContext) -> Iterator[Finding]:
             hint="pass correlation_id=request.correlation_id() and flags=request.flags() of "
             "the request being answered (or an ID of the sequence this model drives)",
         )
+
+
+@rule(
+    "PL916",
+    "bls-model-name-placeholder",
+    WARNING,
+    "A BLS request to the model named by a config parameter that is still a template "
+    "placeholder (${...}).",
+    triton="Failed for execute the inference request. Model '${<name>}' is not ready.",
+    scope=Scope.MODEL_FILES,
+    backend="python",
+)
+def bls_model_name_placeholder(context: ModelContext) -> Iterator[Finding]:
+    """Templates such as TensorRT-LLM's inflight_batcher_llm name the called model in a
+    parameter (`tensorrt_llm_model_name: "${tensorrt_llm_model_name}"`) that
+    tools/fill_template.py fills. A model.py that reads it
+    (`self.model_config["parameters"]["KEY"]["string_value"]`) from a config that was
+    copied without filling it sends every BLS request to a model literally called
+    `${KEY}`. Observed on tritonserver 2.51: HTTP 500 "Model ${tensorrt_llm_model_name} -
+    Error when running inference: Failed for execute the inference request. Model
+    '${tensorrt_llm_model_name}' is not ready."
+
+    Bad:
+        parameters { key: "llm_model_name" value { string_value: "${llm_model_name}" } }
+    Good:
+        parameters { key: "llm_model_name" value { string_value: "tensorrt_llm" } }
+    """
+    from pbtxt_lint.rules.api import bls_requests
+    from pbtxt_lint.triton.tensorrtllm import is_placeholder
+
+    config = context.config
+    if config is None:
+        return
+    for model in python_models(context):
+        for request in bls_requests(model.signature.module):
+            key = request.model_parameter
+            if key is None or key not in config.parameters:
+                continue
+            value = config.parameters[key].string_value
+            if not is_placeholder(value):
+                continue
+            yield Finding(
+                f"{model.shown} line {request.line} sends a BLS request to the model named "
+                f'by parameter "{key}", which is still the template placeholder "{value}": '
+                f'the call answers with an error instead of outputs ("Failed for execute the '
+                f"inference request. Model '{value}' is not ready.\"), so every request that "
+                f"reaches line {request.line} fails",
+                file=model.artifact.opened,
+                span=line_span(request.line),
+                hint=f'set parameter "{key}" to the name of the model to call (or run '
+                "fill_template.py on this config)",
+            )

@@ -36,7 +36,11 @@ def ensemble_streaming_only(context: ModelContext) -> Iterator[Finding]:
     tritonclient `infer()` call, perf_analyzer without `--streaming`) gets an error.
     Observed on tritonserver 2.51: HTTP 501 `{"error":"HTTP end point doesn't support
     models with decoupled transaction policy"}` for `/infer`; the same ensemble answers
-    on `/generate` and `/generate_stream`.
+    on `/generate` and `/generate_stream`. Over gRPC the refusal is
+    `[StatusCode.UNIMPLEMENTED] ModelInfer RPC doesn't support models with decoupled
+    transaction policy` (server `grpc/infer_handler.cc` ModelInferHandler::Execute).
+    An info, not a warning: the repository is right for streaming clients, and the
+    client half is what `pbtxt-lint request` checks.
 
     Bad:
         (a client sends POST /v2/models/chat/infer to an ensemble whose llm step is decoupled)
@@ -52,8 +56,10 @@ def ensemble_streaming_only(context: ModelContext) -> Iterator[Finding]:
     yield Finding(
         f"ensemble '{contract.name}' is decoupled because its step {named} is: Triton sets "
         "the flag from the steps, so a plain request to POST /v2/models/"
-        f"{contract.name}/infer (or gRPC ModelInfer, perf_analyzer without --streaming) fails "
-        'with "HTTP end point doesn\'t support models with decoupled transaction policy"',
+        f"{contract.name}/infer fails with HTTP 501 \"HTTP end point doesn't support models "
+        'with decoupled transaction policy", and gRPC ModelInfer (tritonclient infer(), '
+        'perf_analyzer without --streaming) with [StatusCode.UNIMPLEMENTED] "ModelInfer RPC '
+        "doesn't support models with decoupled transaction policy\"",
         at=("ensemble_scheduling", "step", index, "model_name") if index is not None else None,
         hint=f"clients stream: POST /v2/models/{contract.name}/generate_stream (or "
         "/generate), or gRPC ModelStreamInfer; `pbtxt-lint request` checks a request body",

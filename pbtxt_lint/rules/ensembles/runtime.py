@@ -205,7 +205,12 @@ def ensemble_batch_into_fixed_step(context: ModelContext) -> Iterator[Finding]:
     ensemble input read directly by such a step, and for a step whose dims lack the
     batch axis (`dims: [ 16 ]`): Triton strips the batch axis only from a batch of 1
     (`EnsembleContext::ReshapeTensorDims`), so it works for batch 1 and fails for
-    every larger batch.
+    every larger batch. A batching Python step counts as well when its model.py
+    answers the tensor with the request's batch on axis 0 (the value flow shows it:
+    `images[:, :, 16:48, 64:192]`), e.g. a text detector writing crops into a
+    recognizer with `max_batch_size: 0` and `dims: [ 3, 32, 128 ]` (observed on
+    tritonserver 2.51: "unexpected shape for input 'CROP' for model 'reid_embedder'.
+    Expected [3,32,32], got [2,3,32,32]" for a batch of 2; a batch of 1 is answered).
 
     Bad:
         ensemble max_batch_size: 16
@@ -217,7 +222,7 @@ def ensemble_batch_into_fixed_step(context: ModelContext) -> Iterator[Finding]:
     graph = ensemble_graph(context)
     if graph is None:
         return
-    for message, consumer, mark in _batch_failures(graph):
+    for message, consumer, mark in _batch_failures(context, graph):
         yield ensemble_finding(
             context,
             message,
@@ -228,7 +233,9 @@ def ensemble_batch_into_fixed_step(context: ModelContext) -> Iterator[Finding]:
         )
 
 
-def _batch_failures(graph: EnsembleGraph) -> Iterator[tuple[str, Endpoint, str]]:
+def _batch_failures(
+    context: ModelContext, graph: EnsembleGraph
+) -> Iterator[tuple[str, Endpoint, str]]:
     """(message, consumer, mark) of every edge where larger batches fail: a batching
     step's -1 into a fixed first dim, then the request's batch followed from the
     ensemble's inputs (analysis.ensemble_batch): an ensemble input read directly, and a
@@ -241,10 +248,36 @@ def _batch_failures(graph: EnsembleGraph) -> Iterator[tuple[str, Endpoint, str]]
     # deferred: the batch edges load with the first ensemble checked
     from pbtxt_lint.analysis.ensemble_batch import batch_edges
 
-    for batch in batch_edges(graph):
+    for batch in batch_edges(graph, python=True):
+        if batch.python and not (batch.stripped and _answers_batch(context, batch)):
+            continue  # a Python step's other edges are PL658's (the value flow's sizes)
         if batch.producer.step is None or batch.stripped:  # else: the edges above
             mark = f"a batch into {_shape(batch.wanted)}"
             yield _batch_message(graph, batch), batch.consumer, mark
+
+
+def _answers_batch(context: ModelContext, batch: BatchEdge) -> bool:
+    """The producing Python step's model.py answers the tensor with the request's batch
+    size on axis 0 and the declared item dims after it, on every answer the flow sees."""
+    from pbtxt_lint.rules.artifacts.python_common import answers, python_models
+
+    step = batch.producer.step
+    producer = context.workspace.model(step.model_name) if step is not None else None
+    if producer is None:
+        return False
+    sizes = [
+        answer.array.dims
+        for model in python_models(producer)
+        for answer in answers(model)
+        if answer.output.name == batch.producer.port
+    ]
+    return bool(sizes) and all(
+        dims is not None
+        and len(dims) == len(batch.item) + 1
+        and dims[0] is not None
+        and dims[0].is_batch
+        for dims in sizes
+    )
 
 
 def _batch_message(graph: EnsembleGraph, batch: BatchEdge) -> str:
