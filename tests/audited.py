@@ -21,7 +21,10 @@ from pathlib import Path
 import pbtxt_lint
 
 BOOTSTRAP = """
-import atexit, json, os, resource, sys
+import sys
+if sys.path and sys.path[0] in ("", "."):  # -P before Python 3.11: nothing from the cwd
+    del sys.path[0]
+import atexit, json, os, resource
 log = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
 WATCHED = {
     "open", "os.listdir", "os.scandir", "os.mkdir", "os.remove", "os.rmdir", "os.rename",
@@ -124,7 +127,8 @@ def run_audited(cwd: Path, *argv: str, timeout: float = 60, stdin: bytes | None 
     log = cwd.parent / f"{cwd.name}.audit.jsonl"
     log.write_bytes(b"")
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
-    command = [sys.executable, "-P", "-c", BOOTSTRAP, str(log), *argv]
+    safe_path = ["-P"] if sys.version_info >= (3, 11) else []  # BOOTSTRAP does it before
+    command = [sys.executable, *safe_path, "-c", BOOTSTRAP, str(log), *argv]
     done = subprocess.run(
         [*_without_dac_override(), *command],
         cwd=cwd, env=env, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
