@@ -384,7 +384,7 @@ def test_an_integer_of_any_length_in_model_json_is_what_json_load_says(tmp_path:
     run = run_lint(tmp_path)
     assert_well_behaved(run, tmp_path)
     assert run.codes() == {"PL801"}
-    assert "ValueError: Exceeds the limit (4300 digits)" in run.messages("PL801")
+    assert "ValueError: Exceeds the limit (4300" in run.messages("PL801")  # 3.10: "(4300) for"
 
 
 def test_parallel_sizes_past_what_python_prints_or_converts(tmp_path: Path) -> None:

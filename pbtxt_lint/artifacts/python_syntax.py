@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 UTILS_MODULE = "triton_python_backend_utils"
 NUMPY_MODULE = "numpy"
 
+_NUMPY_DEPTH = 8
+"""The most attributes of a numpy name (`np.lib.stride_tricks.sliding_window_view`: 3)."""
+
 
 @dataclass
 class Aliases:
@@ -76,6 +79,8 @@ class Aliases:
         parts: list[str] = []
         node: ast.expr = func
         while isinstance(node, ast.Attribute):
+            if len(parts) == _NUMPY_DEPTH:
+                return None  # no numpy name is that long: a chain of thousands costs nothing
             parts.append(node.attr)
             node = node.value
         if isinstance(node, ast.Name) and parts and node.id in self.numpy_modules:
