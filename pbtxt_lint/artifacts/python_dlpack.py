@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from pbtxt_lint.artifacts.python_syntax import called_name, string_literal
+
 __all__ = ["DlpackUse", "dlpack_inputs"]
 
 
@@ -52,8 +54,7 @@ def _converted(node: ast.AST) -> ast.expr | None:
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr == "to_dlpack" and not node.args:
         return func.value
-    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    if called == "from_dlpack" and len(node.args) == 1:
+    if called_name(node) == "from_dlpack" and len(node.args) == 1:
         return node.args[0]
     return None
 
@@ -62,12 +63,9 @@ def _input_name(node: ast.expr) -> str | None:
     """ "X" of `get_input_tensor_by_name(request, "X")`."""
     if not isinstance(node, ast.Call) or len(node.args) != 2:
         return None
-    func = node.func
-    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    name = node.args[1]
-    if called == "get_input_tensor_by_name" and isinstance(name, ast.Constant):
-        return name.value if isinstance(name.value, str) else None
-    return None
+    if called_name(node) != "get_input_tensor_by_name":
+        return None
+    return string_literal(node.args[1])
 
 
 def _tensor_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from pbtxt_lint.artifacts.python_syntax import called_name
+
 __all__ = [
     "LoadTimeBls",
     "StubCall",
@@ -226,8 +228,7 @@ def _not_a_list(value: ast.expr | None) -> str:
     if isinstance(value, ast.Constant) and value.value is not None:
         return type(value.value).__name__
     if isinstance(value, ast.Call):
-        func = value.func
-        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        called = called_name(value)
         if called == "InferenceResponse":
             return "c_python_backend_utils.InferenceResponse"
         if called in ("tuple", "dict", "set"):
@@ -297,11 +298,7 @@ def _runs_now(body: list[ast.stmt]) -> list[ast.AST]:
 
 def _is_request_call(node: ast.expr) -> bool:
     """`pb_utils.InferenceRequest(...)` (or the name imported alone)."""
-    if not isinstance(node, ast.Call):
-        return False
-    func = node.func
-    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    return called == "InferenceRequest"
+    return isinstance(node, ast.Call) and called_name(node) == "InferenceRequest"
 
 
 def _request_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:

@@ -16,7 +16,13 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pbtxt_lint.artifacts.python_syntax import Aliases, argument, source_text, string_literal
+from pbtxt_lint.artifacts.python_syntax import (
+    Aliases,
+    argument,
+    called_name,
+    source_text,
+    string_literal,
+)
 
 MAX_DEPTH = 8
 """Assignments followed back from a Tensor's value."""
@@ -120,13 +126,11 @@ class _Function:
                 )
             return ""
         if isinstance(node, ast.Call):
-            func = node.func
-            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if called in _CLIPS:
+            if called_name(node) in _CLIPS:
                 return ""
             parts: list[ast.expr] = list(node.args)
-            if isinstance(func, ast.Attribute):
-                parts.insert(0, func.value)
+            if isinstance(node.func, ast.Attribute):
+                parts.insert(0, node.func.value)
             for part in parts:
                 found = self.factor(part, depth + 1, seen)
                 if found:

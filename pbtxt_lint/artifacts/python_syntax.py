@@ -114,6 +114,13 @@ def local_function(
     return None
 
 
+def called_name(call: ast.Call) -> str:
+    """The name a call is made by: "Tensor" for `pb_utils.Tensor(...)` and `Tensor(...)`,
+    "" for a call of anything else (a subscript, a lambda)."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
 def string_literal(node: ast.expr | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
